@@ -1,0 +1,49 @@
+"""PyTorch itself, as the engine every other engine is compared with.
+
+The adapter is the `torch` namespace; only the factories are wrapped, so that `--device` can place
+every tensor the suites create on a device (`cuda`, or an out-of-tree backend's device string).
+"""
+
+import numpy as np
+import torch
+
+name = "torch"
+version = torch.__version__
+capabilities = frozenset({
+    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "higher_order", "functional",
+    "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn", "optim", "legacy",
+})
+_FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
+
+
+class TorchOnDevice:
+    """The torch namespace with factories that default to one device."""
+
+    def __init__(self, device: str):
+        self.device = torch.device(device)
+        torch.empty(0, device=self.device)  # fail now, not in the first test
+        self.name = f"torch[{device}]"
+        self.version = version
+        self.capabilities = capabilities
+
+    def __getattr__(self, attribute):
+        value = getattr(torch, attribute)
+        if attribute in _FACTORIES:
+            return lambda *args, **kwargs: value(*args, **{"device": self.device, **kwargs})
+        return value
+
+    def to_numpy(self, tensor):
+        return to_numpy(tensor)
+
+
+def __getattr__(attribute):
+    """Everything not defined here is torch's own."""
+    return getattr(torch, attribute)
+
+
+def to_numpy(tensor) -> np.ndarray:
+    return tensor.detach().cpu().numpy()
+
+
+def on_device(device: str):
+    return TorchOnDevice(device)

@@ -1,0 +1,46 @@
+"""The adapter contract in code: capability names and the `core` surface checked at start-up.
+
+The prose version, with every signature, is docs/adapter-contract.md; keep the two in step.
+"""
+
+CAPABILITIES = {
+    "core": "tensors, the random-program op set, backward, .grad, grad_fn, retain_grad, detach, no_grad",
+    "float64": "float64 tensors",
+    "grad_mode": "enable_grad, set_grad_enabled, is_grad_enabled, decorators",
+    "inference_mode": "inference_mode() and Tensor.is_inference()",
+    "autograd_grad": "autograd.grad and backward(inputs=...)",
+    "higher_order": "create_graph=True: differentiable gradients",
+    "functional": "autograd.functional.jacobian",
+    "graph": "grad_fn.next_functions and AccumulateGrad nodes",
+    "grad_fn_names": "torch's grad_fn class names (strict level)",
+    "messages": "torch's error message texts (strict level)",
+    "inplace": "in-place ops, index assignment, version counter",
+    "hooks": "Tensor.register_hook",
+    "nn": "nn.Module, Parameter, Linear, Sequential, ReLU, Tanh, Sigmoid, MSELoss",
+    "optim": "optim.SGD and optim.Adam",
+    "legacy": "the seeds' removed API names (Variable, volatile, retain_variables)",
+}
+
+# Names an adapter must have for the harness to run anything at all.
+CORE_NAMESPACE = (
+    "tensor", "zeros", "ones", "zeros_like", "ones_like",
+    "float32", "int64",
+    "exp", "log", "tanh", "sigmoid", "relu",
+    "no_grad",
+)
+CORE_TENSOR = (
+    "backward", "requires_grad_", "retain_grad", "detach", "sum", "mean", "reshape", "transpose",
+    "item", "numel",
+)
+
+
+def missing_core_names(namespace) -> list[str]:
+    """The names of the core surface that `namespace` lacks (empty when it is complete)."""
+    missing = [name for name in CORE_NAMESPACE if not hasattr(namespace, name)]
+    if missing or not callable(getattr(namespace, "tensor", None)):
+        return missing or ["tensor (not callable)"]
+    try:
+        sample = namespace.tensor([1.0, 2.0], requires_grad=True)
+    except Exception as error:  # noqa: BLE001 - any failure means the surface is unusable
+        return [f"tensor([1.0, 2.0], requires_grad=True) raised {type(error).__name__}: {error}"]
+    return [f"Tensor.{name}" for name in CORE_TENSOR if not hasattr(sample, name)]

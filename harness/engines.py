@@ -1,0 +1,131 @@
+"""Load engines from `--engine` specs and wrap them with the metadata the harness needs.
+
+A spec is a short name from SHORT_NAMES or any importable `package.module[:attribute]`. Loading
+fails with `EngineLoadError`, whose message is one readable line for the user; nothing here lets
+an import traceback reach pytest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from harness.contract import CAPABILITIES, missing_core_names
+
+SHORT_NAMES = {
+    "torch": "adapters.torch_adapter",
+    "reference": "reference",
+    "mygrad": "adapters.mygrad_adapter",
+    "tinygrad": "adapters.tinygrad_adapter",
+}
+DEFAULT_ENGINES = ("torch", "reference")
+
+
+class EngineLoadError(Exception):
+    """An engine spec could not be turned into a usable adapter."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine under test: its torch-like namespace `ns` plus what the harness knows of it."""
+
+    name: str
+    spec: str
+    ns: Any
+    version: str
+    capabilities: frozenset
+    device: str
+    _to_numpy: Callable | None = None
+
+    def to_numpy(self, tensor) -> np.ndarray:
+        """The values of `tensor` as a float64-or-native NumPy array, without its graph."""
+        if self._to_numpy is not None:
+            return np.asarray(self._to_numpy(tensor))
+        return np.asarray(tensor.detach().numpy())
+
+    def has(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def __repr__(self) -> str:
+        return f"<engine {self.name}>"
+
+    def _repr_pretty_(self, printer, cycle) -> None:
+        """Hypothesis prints the engine in a falsifying example by name only."""
+        printer.text(repr(self))
+
+
+def _valid_names() -> str:
+    return ", ".join(SHORT_NAMES)
+
+
+def _import_spec(spec: str):
+    module_name, _, attribute = spec.partition(":")
+    module_name = SHORT_NAMES.get(module_name, module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if spec in SHORT_NAMES:
+            raise EngineLoadError(
+                f"engine {spec!r} is bundled but its package is not installed ({error}); "
+                f"install it (see README) or choose another of: {_valid_names()}") from None
+        if error.name and module_name.startswith(error.name):
+            raise EngineLoadError(
+                f"unknown engine {spec!r}: not a short name and no module {module_name!r} can be "
+                f"imported; valid short names: {_valid_names()}") from None
+        raise EngineLoadError(f"engine {spec!r} failed to import: {error}") from None
+    except Exception as error:  # noqa: BLE001 - an adapter's own import error, shown in one line
+        raise EngineLoadError(
+            f"engine {spec!r} failed to import: {type(error).__name__}: {error}") from None
+    if not attribute:
+        return module
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise EngineLoadError(f"engine {spec!r}: module {module_name!r} has no attribute "
+                              f"{attribute!r}") from None
+
+
+def load_engine(spec: str, device: str = "cpu") -> Engine:
+    """Import `spec`, check its core surface and return it as an `Engine`."""
+    adapter = _import_spec(spec)
+    if device != "cpu":
+        if not hasattr(adapter, "on_device"):
+            raise EngineLoadError(f"engine {spec!r} cannot place tensors on device {device!r} "
+                                  f"(its adapter has no on_device)")
+        try:
+            adapter = adapter.on_device(device)
+        except Exception as error:  # noqa: BLE001
+            raise EngineLoadError(f"engine {spec!r} on device {device!r}: "
+                                  f"{type(error).__name__}: {error}") from None
+    missing = missing_core_names(adapter)
+    if missing:
+        raise EngineLoadError(
+            f"engine {spec!r} lacks the core tensor API ({', '.join(missing[:6])}); an adapter must "
+            f"follow docs/adapter-contract.md; valid short names: {_valid_names()}")
+    capabilities = frozenset(getattr(adapter, "capabilities", ())) | {"core"}
+    unknown = capabilities - set(CAPABILITIES)
+    if unknown:
+        raise EngineLoadError(f"engine {spec!r} declares unknown capabilities {sorted(unknown)}; "
+                              f"known: {', '.join(CAPABILITIES)}")
+    version = getattr(adapter, "version", None) or getattr(adapter, "__version__", "unknown")
+    return Engine(
+        name=str(getattr(adapter, "name", None) or spec),
+        spec=spec,
+        ns=adapter,
+        version=str(version),
+        capabilities=capabilities,
+        device=device,
+        _to_numpy=getattr(adapter, "to_numpy", None),
+    )
+
+
+def specs_from(options: list[str] | None, environment: str | None) -> list[str]:
+    """The engine specs selected by `--engine` options, else `AUTOGRAD_ENGINE`, else the defaults."""
+    if options:
+        return list(options)
+    if environment:
+        return [spec.strip() for spec in environment.split(",") if spec.strip()]
+    return list(DEFAULT_ENGINES)

@@ -1,0 +1,116 @@
+"""The differentiable op set of the random programs, one row per op.
+
+Each op is written three times, side by side, so that they cannot drift apart: how to call it on an
+engine (the torch-like namespace `ag`), how to compute it in float64 NumPy (the oracle), and how it
+reads in a torch script (the reproducer printed for a failing example). `saves_tensors` records
+whether torch's backward node for the op keeps tensors for backward: only then does a second
+backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says where the op is smooth
+and well conditioned, so that finite differences are a reliable oracle (see programs.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+# Domain margins, chosen so that central differences with step <= 1e-5 never cross a kink or pole
+# and float32 rounding stays far below the suite's tolerances (see harness/oracles.py).
+LOG_MIN = 0.1        # log's derivative 1/x stays <= 10
+DIV_MIN = 0.5        # 1/b and a/b**2 stay bounded
+EXP_MAX = 4.0        # exp(4) ~ 55: no overflow in float32 after a few more ops
+POW_BASE_MAX = 10.0
+KINK_MARGIN = 1e-2   # relu inputs keep this distance from 0
+MAGNITUDE_MAX = 1e3  # no node's values exceed this
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    arity: int
+    on_engine: Callable[..., Any]      # (ag, *tensors, param) -> tensor
+    on_numpy: Callable[..., np.ndarray]  # (*arrays, param) -> array
+    template: str                      # str.format template: {0}, {1} are args, {p} the param
+    saves_tensors: bool
+    grad_fn_name: Callable[[Any], str]  # param -> torch's grad_fn class name
+    domain: Callable[..., bool] = lambda *arrays_and_param: True
+
+
+def _sum_np(a, dim):
+    return np.sum(a) if dim is None else np.sum(a, axis=dim)
+
+
+def _mean_np(a, dim):
+    return np.mean(a) if dim is None else np.mean(a, axis=dim)
+
+
+def _index_np(a, index):
+    return a[index] if isinstance(index, int) else a[index[0]:index[1]]
+
+
+def _index_engine(t, index):
+    return t[index] if isinstance(index, int) else t[index[0]:index[1]]
+
+
+def _index_text(index):
+    return str(index) if isinstance(index, int) else f"{index[0]}:{index[1]}"
+
+
+def _sigmoid_np(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def _dim_text(dim):
+    return "" if dim is None else f"dim={dim}"
+
+
+OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
+    OpSpec("add", 2, lambda ag, a, b, p: a + b, lambda a, b, p: a + b, "{0} + {1}", False,
+           lambda p: "AddBackward0"),
+    OpSpec("sub", 2, lambda ag, a, b, p: a - b, lambda a, b, p: a - b, "{0} - {1}", False,
+           lambda p: "SubBackward0"),
+    OpSpec("mul", 2, lambda ag, a, b, p: a * b, lambda a, b, p: a * b, "{0} * {1}", True,
+           lambda p: "MulBackward0"),
+    OpSpec("div", 2, lambda ag, a, b, p: a / b, lambda a, b, p: a / b, "{0} / {1}", True,
+           lambda p: "DivBackward0",
+           domain=lambda a, b, p: bool(np.all(np.abs(b) >= DIV_MIN))),
+    OpSpec("neg", 1, lambda ag, a, p: -a, lambda a, p: -a, "-{0}", False,
+           lambda p: "NegBackward0"),
+    OpSpec("pow", 1, lambda ag, a, p: a ** p, lambda a, p: a ** float(p), "{0} ** {p}", True,
+           lambda p: "PowBackward0",
+           domain=lambda a, p: bool(np.all(np.abs(a) <= POW_BASE_MAX)
+                                    and (p >= 0 or np.all(np.abs(a) >= DIV_MIN)))),
+    OpSpec("exp", 1, lambda ag, a, p: ag.exp(a), lambda a, p: np.exp(a), "torch.exp({0})", True,
+           lambda p: "ExpBackward0", domain=lambda a, p: bool(np.all(a <= EXP_MAX))),
+    OpSpec("log", 1, lambda ag, a, p: ag.log(a), lambda a, p: np.log(a), "torch.log({0})", True,
+           lambda p: "LogBackward0", domain=lambda a, p: bool(np.all(a >= LOG_MIN))),
+    OpSpec("tanh", 1, lambda ag, a, p: ag.tanh(a), lambda a, p: np.tanh(a), "torch.tanh({0})", True,
+           lambda p: "TanhBackward0"),
+    OpSpec("sigmoid", 1, lambda ag, a, p: ag.sigmoid(a), lambda a, p: _sigmoid_np(a),
+           "torch.sigmoid({0})", True, lambda p: "SigmoidBackward0"),
+    OpSpec("relu", 1, lambda ag, a, p: ag.relu(a), lambda a, p: np.maximum(a, 0.0),
+           "torch.relu({0})", True, lambda p: "ReluBackward0",
+           domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN))),
+    OpSpec("sum", 1, lambda ag, a, p: a.sum() if p is None else a.sum(dim=p),
+           lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
+           lambda p: "SumBackward0" if p is None else "SumBackward1"),
+    OpSpec("mean", 1, lambda ag, a, p: a.mean() if p is None else a.mean(dim=p),
+           lambda a, p: _mean_np(a, p), "{0}.mean({p_dim})", False,
+           lambda p: "MeanBackward0" if p is None else "MeanBackward1"),
+    OpSpec("matmul", 2, lambda ag, a, b, p: a @ b, lambda a, b, p: a @ b, "{0} @ {1}", True,
+           lambda p: "MmBackward0"),
+    OpSpec("reshape", 1, lambda ag, a, p: a.reshape(p), lambda a, p: a.reshape(p),
+           "{0}.reshape({p})", False, lambda p: "ViewBackward0"),
+    OpSpec("transpose", 1, lambda ag, a, p: a.transpose(0, 1), lambda a, p: a.T,
+           "{0}.transpose(0, 1)", False, lambda p: "TransposeBackward0"),
+    OpSpec("index", 1, lambda ag, a, p: _index_engine(a, p), lambda a, p: _index_np(a, p),
+           "{0}[{p_index}]", False,
+           lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0"),
+]}
+
+
+def render(spec: OpSpec, args: tuple[str, ...], param) -> str:
+    """The torch expression for one op application, e.g. `v1.sum(dim=0)`."""
+    return spec.template.format(*args, p=param, p_dim=_dim_text(param),
+                                p_index=_index_text(param) if spec.name == "index" else "")

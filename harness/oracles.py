@@ -1,0 +1,84 @@
+"""Engine-independent oracles for gradient values, and the comparison that reports against them.
+
+Finite differences: central differences of the program's float64 NumPy forward pass, with step
+h = 1e-6 * max(1, |x|). Error analysis: truncation is h**2/6 * |f'''|, below 1e-11 for the
+programs' values (|x| <= 10 where it matters); rounding is about eps64 * |f| / h ~ 2e-16 * 1e4 /
+1e-6 = 2e-6 at the largest outputs the generator allows (1e3 per element, a dozen elements). So a
+float64 engine must agree within rtol = atol_scale = 1e-5.
+
+Float32 engines compute every op in float32: each op adds a relative error of about 6e-8, and the
+programs' domains (ops.py) bound how far it is amplified (|d log| <= 10, |d(1/b)| <= 4, at most a
+dozen ops), so a correct float32 gradient agrees with the float64 oracle within 1e-3 relative to
+the largest gradient entry; bugs (a missing term, a wrong sign, an unreduced broadcast) are O(1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.program import Program
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol_scale: float   # atol = atol_scale * max(1, max |expected|)
+
+
+TOLERANCES = {"float64": Tolerance(1e-5, 1e-5), "float32": Tolerance(1e-3, 1e-3)}
+
+
+def finite_difference_grads(program: Program, cotangent: np.ndarray | None = None,
+                            wrt: list[str] | None = None) -> dict[str, np.ndarray]:
+    """d(sum(output * cotangent))/d(variable) by central differences, for the variables named in
+    `wrt` (default: the leaves that get .grad); a node in `wrt` is varied as if it were an input."""
+    base = program.evaluate()
+    weights = 1.0 if cotangent is None else np.asarray(cotangent, dtype=np.float64)
+
+    def objective(name: str, values: np.ndarray) -> float:
+        return float(np.sum(program.evaluate({name: values})[program.output] * weights))
+
+    grads = {}
+    for name in wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]:
+        point = base[name]
+        grad = np.zeros_like(point)
+        for index in np.ndindex(point.shape):
+            step = 1e-6 * max(1.0, abs(point[index]))
+            plus, minus = point.copy(), point.copy()
+            plus[index] += step
+            minus[index] -= step
+            grad[index] = (objective(name, plus) - objective(name, minus)) / (2 * step)
+        grads[name] = grad
+    return grads
+
+
+def largest_difference(got: np.ndarray, expected: np.ndarray) -> tuple[float, tuple]:
+    difference = np.abs(np.asarray(got, dtype=np.float64) - expected)
+    if difference.size == 0:
+        return 0.0, ()
+    index = np.unravel_index(np.argmax(difference), difference.shape)
+    return float(difference[index]), tuple(int(i) for i in index)
+
+
+def assert_close(got, expected, *, dtype: str, oracle: str, what: str) -> None:
+    """Fail unless `got` matches `expected` within `dtype`'s tolerance; the message names the
+    oracle, the tolerance and the largest difference."""
+    __tracebackhide__ = True
+    got = np.asarray(got, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    if got.shape != expected.shape:
+        raise AssertionError(f"{what}: shape {got.shape}, but the {oracle} oracle gives "
+                             f"{expected.shape}")
+    tolerance = TOLERANCES[dtype]
+    atol = tolerance.atol_scale * max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+    if np.allclose(got, expected, rtol=tolerance.rtol, atol=atol, equal_nan=False):
+        return
+    size, index = largest_difference(got, expected)
+    raise AssertionError(
+        f"{what} disagrees with the {oracle} oracle: largest difference {size:.3g} at index "
+        f"{index} (got {got[index] if got.ndim else got!r}, expected "
+        f"{expected[index] if expected.ndim else expected!r}); tolerance for {dtype}: "
+        f"rtol={tolerance.rtol:g}, atol={atol:.3g}\n got:      {got.tolist()}\n expected: "
+        f"{expected.tolist()}")

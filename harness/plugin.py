@@ -1,0 +1,128 @@
+"""The pytest plugin that turns the suites into a conformance run over selected engines.
+
+Options: `--engine` (repeatable; or AUTOGRAD_ENGINE), `--device`, `--level`. Every test that takes
+the `engine` or `ag` fixture runs once per engine, with the engine's name in the test id. Markers:
+`behaviour(*ids)` names the catalog behaviours a test checks (its level is the highest of theirs);
+`needs(*capabilities)` skips the test, with a reason naming the capability, on engines that do not
+declare it.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from harness.catalog import LEVELS, load_catalog
+from harness.contract import CAPABILITIES
+from harness.engines import EngineLoadError, load_engine, specs_from
+
+ENGINES_KEY = pytest.StashKey[list]()
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("autograd-conformance")
+    group.addoption("--engine", action="append", metavar="SPEC",
+                    help="engine to test: a short name (torch, reference, mygrad, tinygrad) or "
+                         "package.module[:attribute]; repeatable. Default: $AUTOGRAD_ENGINE, "
+                         "else torch and reference.")
+    group.addoption("--device", default="cpu",
+                    help="device for the tensors of torch-family engines (default: cpu)")
+    group.addoption("--level", choices=LEVELS, default="strict",
+                    help="run behaviours up to this conformance level (default: strict)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "behaviour(*ids): the catalog behaviour IDs a test checks")
+    config.addinivalue_line("markers", "needs(*capabilities): adapter capabilities a test needs; "
+                                       "skipped with a reason on engines without them")
+
+
+def selected_engines(config) -> list:
+    """The engines of this run, loaded once; a bad spec becomes one line from pytest."""
+    if ENGINES_KEY not in config.stash:
+        specs = specs_from(config.getoption("engine"), os.environ.get("AUTOGRAD_ENGINE"))
+        engines = []
+        for spec in specs:
+            try:
+                engines.append(load_engine(spec, config.getoption("device")))
+            except EngineLoadError as error:
+                raise pytest.UsageError(str(error)) from None
+        names = [engine.name for engine in engines]
+        if len(set(names)) != len(names):
+            raise pytest.UsageError(f"engines selected twice: {', '.join(names)}")
+        config.stash[ENGINES_KEY] = engines
+    return config.stash[ENGINES_KEY]
+
+
+def _runs_suites(config) -> bool:
+    suites = config.rootpath / "suites"
+    paths = [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
+    return any(suites == path.resolve() or suites in path.resolve().parents
+               or path.resolve() in suites.parents for path in paths)
+
+
+def pytest_collection(session):
+    """Load the engines before collecting, so that a bad `--engine` stops the run in one line.
+    Runs of the project's own tests (tests/) do not load engines they do not use."""
+    if _runs_suites(session.config):
+        selected_engines(session.config)
+
+
+def pytest_report_header(config):
+    if not _runs_suites(config):
+        return None
+    engines = selected_engines(config)
+    listed = ", ".join(f"{e.name} {e.version}" for e in engines)
+    return f"autograd-conformance: engines {listed}; level {config.getoption('level')}; " \
+           f"device {config.getoption('device')}"
+
+
+def pytest_generate_tests(metafunc):
+    if "engine" in metafunc.fixturenames:
+        engines = selected_engines(metafunc.config)
+        metafunc.parametrize("engine", engines, ids=[e.name for e in engines], scope="session")
+
+
+@pytest.fixture(scope="session")
+def ag(engine):
+    """The engine's torch-like namespace: tests call it as they would call `torch`."""
+    return engine.ns
+
+
+def behaviour_ids(item) -> list[str]:
+    return [id_ for mark in item.iter_markers("behaviour") for id_ in mark.args]
+
+
+def item_level(item) -> str | None:
+    behaviours = load_catalog().behaviours
+    ranks = [behaviours[id_].rank for id_ in behaviour_ids(item) if id_ in behaviours]
+    return LEVELS[max(ranks)] if ranks else None
+
+
+def pytest_collection_modifyitems(config, items):
+    catalog = load_catalog().behaviours
+    max_rank = LEVELS.index(config.getoption("level"))
+    selected, deselected = [], []
+    for item in items:
+        unknown = [id_ for id_ in behaviour_ids(item) if id_ not in catalog]
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid} names unknown behaviour IDs {unknown}; "
+                                    f"add them to suites/catalog.toml")
+        level = item_level(item)
+        (deselected if level and LEVELS.index(level) > max_rank else selected).append(item)
+        engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
+        if engine is None:
+            continue
+        needed = [cap for mark in item.iter_markers("needs") for cap in mark.args]
+        for capability in needed:
+            if capability not in CAPABILITIES:
+                raise pytest.UsageError(f"{item.nodeid} needs unknown capability {capability!r}")
+        missing = [cap for cap in needed if not engine.has(cap)]
+        if missing:
+            item.add_marker(pytest.mark.skip(
+                reason=f"engine {engine.name!r} does not declare capability "
+                       f"{', '.join(repr(cap) for cap in missing)}"))
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = selected

@@ -1,0 +1,192 @@
+"""Hypothesis strategies shared by every suite: shapes, leaves, random programs, cotangents.
+
+`programs()` generates small computation DAGs. Each op is chosen only where it is smooth and well
+conditioned on the values it will see (the ops' `domain`: no log near 0, no division by small
+numbers, no relu near its kink, no overflow), because the float64 finite-difference oracle is only
+trustworthy there. The check runs on the values as the program is drawn, so no example is thrown
+away (`assume` is never called) and hypothesis' health checks stay quiet. Nodes pick their inputs
+among all earlier variables, so diamonds and shared subexpressions are common, and binary ops pick
+broadcast-compatible partners, creating a new broadcasting leaf when none exists.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from harness.ops import MAGNITUDE_MAX, OPS
+from harness.program import Leaf, Node, Program
+
+LEAF_BOUND = 3.0
+DIM_SIZES = st.integers(1, 3)
+ELEMENTWISE_BINARY = ("add", "sub", "mul", "div")
+UNARY = ("neg", "pow", "exp", "log", "tanh", "sigmoid", "relu")
+REDUCTIONS = ("sum", "mean")
+SHAPING = ("reshape", "transpose", "index")
+ALL_OPS = ELEMENTWISE_BINARY + UNARY + REDUCTIONS + ("matmul",) + SHAPING
+SAVING_OPS = tuple(name for name in ALL_OPS if OPS[name].saves_tensors)
+NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
+
+
+def float_dtypes(engine) -> st.SearchStrategy[str]:
+    """The float dtypes `engine` supports."""
+    return st.sampled_from(("float32", "float64") if engine.has("float64") else ("float32",))
+
+
+def shapes(min_dims: int = 0, max_dims: int = 2) -> st.SearchStrategy[tuple[int, ...]]:
+    return st.lists(DIM_SIZES, min_size=min_dims, max_size=max_dims).map(tuple)
+
+
+@st.composite
+def broadcastable_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts with `shape` to `shape`: leading dims dropped, some dims set to 1."""
+    keep = draw(st.integers(0, len(shape)), label="kept trailing dims")
+    tail = shape[len(shape) - keep:]
+    return tuple(draw(st.sampled_from((size, 1))) for size in tail)
+
+
+def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.SearchStrategy:
+    """Arrays of `shape` with finite values in [-bound, bound], exact in `dtype`, as float64."""
+    width = 32 if dtype == "float32" else 64
+    size = int(np.prod(shape, dtype=int))
+    elements = st.floats(-bound, bound, width=width, allow_subnormal=False)
+    return st.lists(elements, min_size=size, max_size=size).map(
+        lambda flat: np.asarray(flat, dtype=np.float64).reshape(shape))
+
+
+class _Builder:
+    """The program under construction, with each variable's float64 values for domain checks."""
+
+    def __init__(self, draw, dtype: str, requires_grad: str):
+        self.draw, self.dtype, self.requires_grad = draw, dtype, requires_grad
+        self.leaves: list[Leaf] = []
+        self.nodes: list[Node] = []
+        self.values: dict[str, np.ndarray] = {}
+
+    def new_leaf(self, shape: tuple[int, ...]) -> str:
+        name = f"x{len(self.leaves)}"
+        flag = {"all": True, "none": False}.get(self.requires_grad)
+        if flag is None:
+            flag = self.draw(st.booleans(), label=f"{name}.requires_grad")
+        leaf_values = self.draw(values(shape, self.dtype), label=name)
+        self.leaves.append(Leaf(name, leaf_values, flag))
+        self.values[name] = leaf_values
+        return name
+
+    def pick(self, label: str, accept=lambda value: True) -> str | None:
+        candidates = [name for name, value in self.values.items() if accept(value)]
+        return self.draw(st.sampled_from(candidates), label=label) if candidates else None
+
+    def partner(self, shape: tuple[int, ...], accept) -> str:
+        """An earlier variable that `accept`s, or (sometimes, or if none) a fresh leaf."""
+        existing = self.pick("second operand", accept)
+        if existing is None or self.draw(st.booleans(), label="fresh leaf as second operand"):
+            return self.new_leaf(shape)
+        return existing
+
+    def try_op(self, op: str) -> None:
+        """Append one application of `op` if a well-conditioned one exists for the drawn inputs."""
+        spec = OPS[op]
+        a = self.pick(f"{op} input", self._accepts_first(op))
+        if a is None:
+            return
+        shape = self.values[a].shape
+        param = self.draw(self._param(op, shape), label=f"{op} parameter")
+        args: tuple[str, ...] = (a,)
+        if op in ELEMENTWISE_BINARY:
+            other_shape = self.draw(broadcastable_shape(shape), label="broadcast shape")
+            args = (a, self.partner(other_shape, lambda v: _broadcasts_onto(v.shape, shape)))
+        elif op == "matmul":
+            columns = self.draw(DIM_SIZES, label="matmul columns")
+            args = (a, self.partner((shape[1], columns),
+                                    lambda v: v.ndim == 2 and v.shape[0] == shape[1]))
+        inputs = [self.values[name] for name in args]
+        if not spec.domain(*inputs, param):
+            return
+        with np.errstate(all="ignore"):
+            result = np.asarray(spec.on_numpy(*inputs, param), dtype=np.float64)
+        if result.size == 0 or not np.all(np.abs(result) <= MAGNITUDE_MAX):
+            return
+        name = f"v{len(self.nodes) + len(self.leaves)}"
+        self.nodes.append(Node(name, op, args, param))
+        self.values[name] = result
+
+    @staticmethod
+    def _accepts_first(op: str):
+        if op == "matmul":
+            return lambda v: v.ndim == 2
+        if op == "transpose":
+            return lambda v: v.ndim == 2
+        if op == "index":
+            return lambda v: v.ndim >= 1
+        return lambda v: True
+
+    @staticmethod
+    def _param(op: str, shape: tuple[int, ...]) -> st.SearchStrategy:
+        if op == "pow":
+            return st.sampled_from((2, 3, 1, 0, -1))
+        if op in REDUCTIONS:
+            return st.one_of(st.none(), st.integers(0, len(shape) - 1)) if shape else st.none()
+        if op == "reshape":
+            return st.sampled_from(_reshapes(shape))
+        if op == "index":
+            size = shape[0]
+            single = st.integers(0, size - 1)
+            window = st.tuples(st.integers(0, size - 1), st.integers(1, size)).filter(
+                lambda bounds: bounds[0] < bounds[1])
+            return st.one_of(single, window) if size > 1 else single
+        return st.none()
+
+    def program(self, output: str) -> Program:
+        return Program(self.dtype, tuple(self.leaves), tuple(self.nodes), output)
+
+
+def _broadcasts_onto(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
+    """Whether `small` broadcasts with `big` to exactly `big` (the result keeps `big`'s shape)."""
+    if len(small) > len(big):
+        return False
+    return all(s in (1, b) for s, b in zip(reversed(small), reversed(big)))
+
+
+def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
+    numel = int(np.prod(shape, dtype=int))
+    options = {(numel,), (1, numel), (numel, 1), tuple(reversed(shape)) or (1,)}
+    return sorted(options)
+
+
+@st.composite
+def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, scalar_output: bool = True,
+             requires_grad: str = "some", dtype: str | None = None) -> Program:
+    """A random program for `engine`.
+
+    ops: the op names to draw from. scalar_output: end with `.sum()` when the output has more than
+    one element, so that `backward()` needs no gradient. requires_grad: "some" (random per leaf,
+    at least one leaf on the output's path requires grad), "all" or "none".
+    """
+    chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
+    builder = _Builder(draw, chosen_dtype, requires_grad)
+    builder.new_leaf(draw(shapes(), label="first leaf shape"))
+    for _ in range(draw(st.integers(1, max_ops), label="number of ops")):
+        builder.try_op(draw(st.sampled_from(ops), label="op"))
+    output = builder.nodes[-1].name if builder.nodes else builder.leaves[-1].name
+    if scalar_output and builder.values[output].size != 1:
+        name = f"v{len(builder.nodes) + len(builder.leaves)}"
+        builder.nodes.append(Node(name, "sum", (output,), None))
+        builder.values[name] = np.sum(builder.values[output])
+        output = name
+    program = builder.program(output)
+    if requires_grad == "some" and not program.grad_leaves():
+        first_used = next(leaf for leaf in program.leaves if leaf.name in program.ancestors())
+        program = program.with_requires_grad({first_used.name: True})
+    return program
+
+
+def cotangents(shape: tuple[int, ...], dtype: str) -> st.SearchStrategy[np.ndarray]:
+    """A `gradient` argument for backward on an output of `shape`."""
+    return values(shape, dtype, bound=2.0)
+
+
+def unit_vectors(shape: tuple[int, ...]) -> list[np.ndarray]:
+    """The unit `gradient` tensors e_i whose backward passes give the Jacobian's rows (JAC-6)."""
+    size = int(np.prod(shape, dtype=int))
+    return [np.eye(size)[i].reshape(shape) for i in range(size)]
