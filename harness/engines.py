@@ -41,10 +41,11 @@ class Engine:
     _to_numpy: Callable | None = None
 
     def to_numpy(self, tensor) -> np.ndarray:
-        """The values of `tensor` as a float64-or-native NumPy array, without its graph."""
+        """A copy of `tensor`'s values as a NumPy array (a copy, so that later in-place
+        accumulation in the engine cannot change what a test has read)."""
         if self._to_numpy is not None:
-            return np.asarray(self._to_numpy(tensor))
-        return np.asarray(tensor.detach().numpy())
+            return np.array(self._to_numpy(tensor), copy=True)
+        return np.array(tensor.detach().numpy(), copy=True)
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

@@ -30,12 +30,16 @@ def pytest_addoption(parser):
                     help="device for the tensors of torch-family engines (default: cpu)")
     group.addoption("--level", choices=LEVELS, default="strict",
                     help="run behaviours up to this conformance level (default: strict)")
+    group.addoption("--behaviour", action="append", metavar="ID",
+                    help="run only the tests that check this catalog behaviour; repeatable")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "behaviour(*ids): the catalog behaviour IDs a test checks")
     config.addinivalue_line("markers", "needs(*capabilities): adapter capabilities a test needs; "
                                        "skipped with a reason on engines without them")
+    if _runs_suites(config):
+        selected_engines(config)  # a bad --engine stops the run here, in one line
 
 
 def selected_engines(config) -> list:
@@ -60,13 +64,6 @@ def _runs_suites(config) -> bool:
     paths = [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
     return any(suites == path.resolve() or suites in path.resolve().parents
                or path.resolve() in suites.parents for path in paths)
-
-
-def pytest_collection(session):
-    """Load the engines before collecting, so that a bad `--engine` stops the run in one line.
-    Runs of the project's own tests (tests/) do not load engines they do not use."""
-    if _runs_suites(session.config):
-        selected_engines(session.config)
 
 
 def pytest_report_header(config):
@@ -103,6 +100,11 @@ def item_level(item) -> str | None:
 def pytest_collection_modifyitems(config, items):
     catalog = load_catalog().behaviours
     max_rank = LEVELS.index(config.getoption("level"))
+    wanted = set(config.getoption("behaviour") or ())
+    unknown_wanted = wanted - set(catalog)
+    if unknown_wanted:
+        raise pytest.UsageError(f"--behaviour: unknown IDs {sorted(unknown_wanted)}; "
+                                f"the catalog is suites/catalog.toml")
     selected, deselected = [], []
     for item in items:
         unknown = [id_ for id_ in behaviour_ids(item) if id_ not in catalog]
@@ -110,7 +112,9 @@ def pytest_collection_modifyitems(config, items):
             raise pytest.UsageError(f"{item.nodeid} names unknown behaviour IDs {unknown}; "
                                     f"add them to suites/catalog.toml")
         level = item_level(item)
-        (deselected if level and LEVELS.index(level) > max_rank else selected).append(item)
+        too_strict = level is not None and LEVELS.index(level) > max_rank
+        not_wanted = bool(wanted) and not wanted.intersection(behaviour_ids(item))
+        (deselected if too_strict or not_wanted else selected).append(item)
         engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
         if engine is None:
             continue

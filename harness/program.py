@@ -83,14 +83,16 @@ class Program:
         return Program(self.dtype, leaves, self.nodes, self.output)
 
     # -- interpreters ------------------------------------------------------------------------
-    def run_on(self, engine) -> dict[str, Any]:
-        """Build the program's graph on `engine`; returns every variable's tensor by name."""
+    def run_on(self, engine, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Build the program's graph on `engine`; returns every variable's tensor by name.
+        `given` supplies ready-made tensors for some leaves (e.g. a function's argument)."""
         ag = engine.ns
         dtype = getattr(ag, self.dtype)
-        tensors: dict[str, Any] = {}
+        tensors: dict[str, Any] = dict(given or {})
         for leaf in self.leaves:
-            tensors[leaf.name] = ag.tensor(leaf.values.tolist(), dtype=dtype,
-                                           requires_grad=leaf.requires_grad)
+            if leaf.name not in tensors:
+                tensors[leaf.name] = ag.tensor(leaf.values.tolist(), dtype=dtype,
+                                               requires_grad=leaf.requires_grad)
         for node in self.nodes:
             spec = OPS[node.op]
             tensors[node.name] = spec.on_engine(ag, *(tensors[a] for a in node.args), node.param)

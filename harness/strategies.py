@@ -107,9 +107,19 @@ class _Builder:
             result = np.asarray(spec.on_numpy(*inputs, param), dtype=np.float64)
         if result.size == 0 or not np.all(np.abs(result) <= MAGNITUDE_MAX):
             return
+        self._add_node(op, args, param, result)
+
+    def append(self, op: str, *args: str) -> str:
+        """Apply `op` (an op valid everywhere, without parameter) to `args`; returns the name."""
+        spec = OPS[op]
+        result = np.asarray(spec.on_numpy(*(self.values[a] for a in args), None), dtype=np.float64)
+        return self._add_node(op, args, None, result)
+
+    def _add_node(self, op: str, args: tuple[str, ...], param, result: np.ndarray) -> str:
         name = f"v{len(self.nodes) + len(self.leaves)}"
         self.nodes.append(Node(name, op, args, param))
         self.values[name] = result
+        return name
 
     @staticmethod
     def _accepts_first(op: str):
@@ -155,26 +165,31 @@ def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 @st.composite
-def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, scalar_output: bool = True,
-             requires_grad: str = "some", dtype: str | None = None) -> Program:
+def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scalar",
+             requires_grad: str = "some", saves_tensors: bool = False,
+             dtype: str | None = None) -> Program:
     """A random program for `engine`.
 
-    ops: the op names to draw from. scalar_output: end with `.sum()` when the output has more than
-    one element, so that `backward()` needs no gradient. requires_grad: "some" (random per leaf,
-    at least one leaf on the output's path requires grad), "all" or "none".
+    ops: the op names to draw from. output: "scalar" (end with `.sum()` when the output has more
+    than one element, so that `backward()` needs no gradient), "any", or "vector" (more than one
+    element: a broadcasting add with a fresh two-element leaf is appended when needed).
+    requires_grad: "some" (random per leaf, but at least one leaf on the output's path requires
+    grad), "all" or "none". saves_tensors: end with `tanh` (whose node saves its result) unless
+    some node on the output's path already saves tensors for backward.
     """
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     builder = _Builder(draw, chosen_dtype, requires_grad)
     builder.new_leaf(draw(shapes(), label="first leaf shape"))
     for _ in range(draw(st.integers(1, max_ops), label="number of ops")):
         builder.try_op(draw(st.sampled_from(ops), label="op"))
-    output = builder.nodes[-1].name if builder.nodes else builder.leaves[-1].name
-    if scalar_output and builder.values[output].size != 1:
-        name = f"v{len(builder.nodes) + len(builder.leaves)}"
-        builder.nodes.append(Node(name, "sum", (output,), None))
-        builder.values[name] = np.sum(builder.values[output])
-        output = name
-    program = builder.program(output)
+    result = builder.nodes[-1].name if builder.nodes else builder.leaves[-1].name
+    if output == "vector" and builder.values[result].size == 1:
+        result = builder.append("add", result, builder.new_leaf((2,)))
+    if saves_tensors and not builder.program(result).saves_tensors():
+        result = builder.append("tanh", result)
+    if output == "scalar" and builder.values[result].size != 1:
+        result = builder.append("sum", result)
+    program = builder.program(result)
     if requires_grad == "some" and not program.grad_leaves():
         first_used = next(leaf for leaf in program.leaves if leaf.name in program.ancestors())
         program = program.with_requires_grad({first_used.name: True})

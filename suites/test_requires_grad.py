@@ -1,0 +1,50 @@
+"""Which tensors require grad: only floating ones, and op results iff an input does (REQ-*)."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from harness.checks import build, raises_runtime_error, record_reproducer
+from harness.strategies import programs, shapes
+
+behaviour = pytest.mark.behaviour
+
+int_lists = shapes(min_dims=1).flatmap(
+    lambda shape: st.lists(st.integers(-5, 5), min_size=shape[0], max_size=shape[0]))
+
+
+@behaviour("REQ-1")
+@given(values=int_lists)
+def test_integer_tensors_cannot_require_grad(ag, values):
+    record_reproducer(f"torch.tensor({values!r}, dtype=torch.int64, requires_grad=True)")
+    with raises_runtime_error():
+        ag.tensor(values, dtype=ag.int64, requires_grad=True)
+
+
+@behaviour("REQ-1")
+@given(values=int_lists)
+def test_integer_tensors_cannot_be_switched_to_require_grad(ag, values):
+    record_reproducer(f"torch.tensor({values!r}, dtype=torch.int64).requires_grad_()")
+    integers = ag.tensor(values, dtype=ag.int64)
+    with raises_runtime_error():
+        integers.requires_grad_()
+
+
+@behaviour("REQ-8")
+@given(data=st.data())
+def test_results_require_grad_iff_an_input_does(engine, data):
+    program = data.draw(programs(engine, output="any"), label="program")
+    tensors = build(program, engine)
+    for node in program.nodes:
+        expected = program.requires_grad(node.name)
+        assert bool(tensors[node.name].requires_grad) == expected, (
+            f"{node.name} = {node.op}({', '.join(node.args)}) has requires_grad="
+            f"{tensors[node.name].requires_grad}, but its inputs' flags make it {expected}")
+
+
+@behaviour("REQ-10")
+@given(data=st.data())
+def test_backward_when_nothing_requires_grad_raises(engine, data):
+    program = data.draw(programs(engine, requires_grad="none"), label="program")
+    tensors = build(program, engine, "out.backward()  # must raise")
+    with raises_runtime_error():
+        tensors[program.output].backward()

@@ -1,0 +1,60 @@
+"""backward() frees the graph's saved tensors; retain_graph=True keeps them (RETAIN-*)."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from harness.checks import build, grad_or_none, raises_runtime_error
+from harness.oracles import assert_close, finite_difference_grads
+from harness.strategies import NON_SAVING_OPS, programs
+
+behaviour = pytest.mark.behaviour
+
+
+@behaviour("RETAIN-1")
+@given(data=st.data())
+def test_second_backward_without_retain_graph_raises(engine, data):
+    program = data.draw(programs(engine, saves_tensors=True), label="program")
+    tensors = build(program, engine, "out.backward()", "out.backward()  # must raise")
+    out = tensors[program.output]
+    out.backward()
+    with raises_runtime_error():
+        out.backward()
+
+
+@behaviour("RETAIN-3")
+@given(data=st.data())
+def test_second_backward_through_nodes_without_saved_tensors_succeeds(engine, data):
+    program = data.draw(programs(engine, ops=NON_SAVING_OPS), label="program")
+    tensors = build(program, engine, "out.backward()", "out.backward()  # torch allows this")
+    out = tensors[program.output]
+    out.backward()
+    out.backward()
+    expected = finite_difference_grads(program)
+    for leaf in program.grad_leaves():
+        assert_close(grad_or_none(engine, tensors[leaf.name]), 2 * expected[leaf.name],
+                     dtype=program.dtype, oracle="finite-difference x 2 passes",
+                     what=f"{leaf.name}.grad")
+
+
+@behaviour("RETAIN-4")
+@given(data=st.data())
+def test_retain_graph_allows_another_backward(engine, data):
+    program = data.draw(programs(engine, saves_tensors=True), label="program")
+    tensors = build(program, engine, "out.backward(retain_graph=True)", "out.backward()")
+    out = tensors[program.output]
+    out.backward(retain_graph=True)
+    once = {leaf.name: grad_or_none(engine, tensors[leaf.name]) for leaf in program.grad_leaves()}
+    out.backward()
+    for leaf in program.grad_leaves():
+        assert_close(grad_or_none(engine, tensors[leaf.name]), 2 * once[leaf.name],
+                     dtype=program.dtype, oracle="twice the first pass", what=f"{leaf.name}.grad")
+
+
+@behaviour("RETAIN-4")
+def test_seed_retain_graph_twice(ag):
+    """Seed 000: with retain_graph=True the same graph can be backpropagated again."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert [x.grad[0].item(), x.grad[1].item()] == [4.0, 8.0]
