@@ -1,0 +1,38 @@
+"""The reference engine: a readable NumPy autograd that behaves like torch's.
+
+`import reference as ag` gives the torch-like namespace of the adapter contract
+(docs/adapter-contract.md): the package is its own adapter. Module map:
+
+- `tensor.py`   the Tensor and its autograd attributes
+- `graph.py`    nodes, saved tensors and the backward walk
+- `ops.py`      the op set, each forward beside its backward node
+- `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
+- `autograd/`   backward, grad, Variable, functional.jacobian
+- `nn.py`, `optim.py`
+"""
+from . import tensor as _tensor_module  # first: graph.py and ops.py import from it
+from . import autograd, nn, optim
+from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
+                       zeros_like)
+from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .ops import abs, add, clone, div, exp, log, matmul, mean, mul, neg, pow, relu, reshape, sigmoid, sqrt, sub
+from .ops import sum, tanh, transpose
+from .tensor import Tensor
+
+name = "reference"
+version = __version__ = "0.1.0"
+capabilities = frozenset({
+    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "higher_order", "functional", "graph",
+    "grad_fn_names", "messages", "inplace", "hooks", "nn", "optim", "legacy",
+})
+
+
+def to_numpy(t):
+    """A copy of t's values, never a graph."""
+    return t._array.copy()
+
+
+def mm(a, b):
+    return matmul(a, b)

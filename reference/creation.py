@@ -1,0 +1,102 @@
+"""Factories: tensors made by the user are leaves (LEAF-1); only floating-point ones may require grad (REQ-1).
+
+Also the global random generator (`manual_seed`, `rand`, `randn`): NumPy's, so values differ from torch's.
+"""
+import warnings
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, make
+
+_random = np.random.default_rng(0)
+
+
+def as_array(data, dtype=None):
+    """A NumPy array of one of our dtypes from nested lists, numbers, arrays or tensors."""
+    if isinstance(data, Tensor):
+        data = data._array
+    elif isinstance(data, (list, tuple)) and _contains_tensor(data):
+        data = [as_array(item) for item in data]
+    array = np.array(data, dtype=None if dtype is None else dtype.numpy)
+    if dtype is None:
+        if array.dtype.kind == "f" and not isinstance(data, np.ndarray):
+            array = array.astype(np.float32)  # Python floats become float32 (torch's default dtype)
+        elif array.dtype not in dtypes._BY_NUMPY:
+            array = array.astype(dtypes.from_numpy(array.dtype).numpy)
+    return array
+
+
+def _contains_tensor(items):
+    return any(isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _contains_tensor(x) for x in items)
+
+
+def _leaf(array, requires_grad):
+    if requires_grad and array.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return make(array, bool(requires_grad))
+
+
+def tensor(data, dtype=None, requires_grad=False, device=None):
+    """A new leaf holding a copy of data; copying a tensor warns and drops its graph (MISC-8)."""
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+            UserWarning, stacklevel=2)
+    return _leaf(as_array(data, dtype), requires_grad)
+
+
+def _shape(size):
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else tuple(size)
+
+
+def zeros(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.zeros(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
+
+
+def ones(*size, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.ones(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
+
+
+def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    return _leaf(np.full(_shape((size,)), fill_value, (dtype or dtypes.float32).numpy), requires_grad)
+
+
+def zeros_like(t, dtype=None, requires_grad=False):
+    return _leaf(np.zeros(t.shape, (dtype or t.dtype).numpy), requires_grad)
+
+
+def ones_like(t, dtype=None, requires_grad=False):
+    return _leaf(np.ones(t.shape, (dtype or t.dtype).numpy), requires_grad)
+
+
+def eye(n, dtype=None, requires_grad=False):
+    return _leaf(np.eye(n, dtype=(dtype or dtypes.float32).numpy), requires_grad)
+
+
+def arange(*args, dtype=None, requires_grad=False):
+    array = np.arange(*args)
+    if dtype is not None:
+        array = array.astype(dtype.numpy)
+    elif array.dtype.kind == "f":
+        array = array.astype(np.float32)
+    return _leaf(array, requires_grad)
+
+
+def manual_seed(seed):
+    global _random
+    _random = np.random.default_rng(seed)
+
+
+def rand(*size, dtype=None, requires_grad=False):
+    return _leaf(_random.random(_shape(size)).astype((dtype or dtypes.float32).numpy), requires_grad)
+
+
+def randn(*size, dtype=None, requires_grad=False):
+    return _leaf(_random.standard_normal(_shape(size)).astype((dtype or dtypes.float32).numpy), requires_grad)
+
+
+def uniform(shape, low, high, dtype):
+    """Samples for nn.Linear's initialisation, from the same generator."""
+    return _random.uniform(low, high, shape).astype(dtype)

@@ -1,0 +1,110 @@
+"""Grad mode: whether new operations are recorded on the graph (MODE-1 .. MODE-9).
+
+`state.enabled` is the one switch every op reads; `state.inference` marks tensors created under
+`inference_mode` (MODE-6, MODE-7). The context managers restore the previous values on exit, so
+they nest (MODE-4), and work as decorators with or without parentheses.
+"""
+import functools
+
+
+class _State:
+    __slots__ = ("enabled", "inference")
+
+    def __init__(self):
+        self.enabled = True
+        self.inference = False
+
+
+state = _State()
+
+
+def is_grad_enabled():
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+class _Mode:
+    """Base of the grad-mode context managers: set the state on enter, restore it on exit."""
+
+    def _target(self):
+        raise NotImplementedError
+
+    def __enter__(self):
+        self._saved = (state.enabled, state.inference)
+        state.enabled, state.inference = self._target()
+        return self
+
+    def __exit__(self, *exc_info):
+        state.enabled, state.inference = self._saved
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def run_in_mode(*args, **kwargs):
+            with self.__class__(*self._arguments()):
+                return func(*args, **kwargs)
+        return run_in_mode
+
+    def _arguments(self):
+        return ()
+
+
+class _NoArgumentMode(_Mode):
+    """Also usable as a bare decorator: `@no_grad` as well as `@no_grad()` (MODE-4)."""
+
+    def __new__(cls, orig_func=None):
+        mode = super().__new__(cls)
+        return mode if orig_func is None else mode(orig_func)
+
+
+class no_grad(_NoArgumentMode):
+    """Results computed inside do not require grad and have no grad_fn (MODE-1)."""
+
+    def _target(self):
+        return False, state.inference
+
+
+class enable_grad(_NoArgumentMode):
+    """Re-enables recording, e.g. inside `no_grad` (MODE-4)."""
+
+    def _target(self):
+        return True, state.inference
+
+
+class set_grad_enabled(_Mode):
+    """Switches grad mode at once, so it works as a plain call and as a context manager (MODE-5)."""
+
+    def __init__(self, mode):
+        self._mode = bool(mode)
+        self._saved = (state.enabled, state.inference)
+        state.enabled = self._mode
+
+    def __enter__(self):
+        return self
+
+    def _target(self):
+        return self._mode, state.inference
+
+    def _arguments(self):
+        return (self._mode,)
+
+    def __call__(self, func):
+        state.enabled = self._saved[0]  # used as a decorator: the call above must not stick
+        return super().__call__(func)
+
+
+class inference_mode(_Mode):
+    """Grad disabled and results marked as inference tensors; `inference_mode(False)` undoes it (MODE-6)."""
+
+    def __init__(self, mode=True):
+        self._mode = bool(mode)
+
+    def _target(self):
+        if self._mode:
+            return False, True
+        return (True if state.inference else state.enabled), False
+
+    def _arguments(self):
+        return (self._mode,)
