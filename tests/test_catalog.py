@@ -1,0 +1,44 @@
+"""The catalog and the suites agree: every behaviour has a test, every test names known behaviours."""
+
+import importlib
+import inspect
+
+import pytest
+
+from harness.catalog import CATALOG_PATH, LEVELS, load_catalog
+
+SUITES = sorted((CATALOG_PATH.parent).glob("test_*.py"))
+
+
+def _suite_tests():
+    """(test name, behaviour IDs) for every test function or test class in the suites."""
+    for path in SUITES:
+        module = importlib.import_module(f"suites.{path.stem}")
+        for name, value in vars(module).items():
+            if name.startswith(("test_", "Test")) and (inspect.isfunction(value)
+                                                       or inspect.isclass(value)):
+                marks = getattr(value, "pytestmark", [])
+                ids = [id_ for mark in marks if mark.name == "behaviour" for id_ in mark.args]
+                yield f"{path.name}::{name}", ids
+
+
+def test_every_test_names_known_behaviours():
+    catalog = load_catalog().behaviours
+    for test, ids in _suite_tests():
+        assert ids, f"{test} names no behaviour (@pytest.mark.behaviour)"
+        unknown = [id_ for id_ in ids if id_ not in catalog]
+        assert not unknown, f"{test} names unknown behaviour IDs {unknown}"
+
+
+def test_every_behaviour_has_a_test():
+    tested = {id_ for _, ids in _suite_tests() for id_ in ids}
+    untested = [id_ for id_ in load_catalog().behaviours if id_ not in tested]
+    assert not untested, f"catalog behaviours without a test: {untested}"
+
+
+@pytest.mark.parametrize("behaviour", load_catalog().behaviours.values(), ids=lambda b: b.id)
+def test_entry_is_complete(behaviour):
+    assert behaviour.level in LEVELS
+    assert behaviour.rule.strip() and len(behaviour.rule.splitlines()) == 1
+    for source in behaviour.source.split("; "):
+        assert source.startswith(("https://docs.pytorch.org/", "seeds/")), source

@@ -1,0 +1,49 @@
+"""Bad engine specs stop the run at start with one readable line; capabilities skip with reasons."""
+
+import pytest
+
+from tests.conformance_run import run_suites
+
+
+def _error_lines(result):
+    return [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("spec, expected", [
+    ("no_such_engine", "unknown engine 'no_such_engine'"),
+    ("math", "engine 'math' lacks the core tensor API"),
+    ("tests.bad_adapters.raises_on_import", "failed to import: ImportError: libfancygrad.so"),
+    ("adapters.torch_adapter:nope", "has no attribute 'nope'"),
+    ("tests.bad_adapters.unknown_capability", "declares unknown capabilities ['hookz']"),
+])
+def test_bad_engine_spec_gives_one_line(spec, expected):
+    result = run_suites("--engine", spec)
+    lines = _error_lines(result)
+    assert result.returncode == 4, (result.returncode, lines)
+    assert len(lines) == 1, f"expected one line, got {lines}"
+    assert expected in lines[0] and lines[0].startswith("ERROR: ")
+    if "unknown engine" in expected or "lacks" in expected:
+        assert "valid short names: torch, reference" in lines[0]
+
+
+def test_environment_variable_selects_engines():
+    result = run_suites("--collect-only", "-q", "suites/test_leaves.py",
+                        env={"AUTOGRAD_ENGINE": "torch,tests.bad_adapters.core_only"})
+    assert "test_created_tensors_are_leaves[core-only]" in result.stdout
+    assert "test_created_tensors_are_leaves[reference]" not in result.stdout
+    result = run_suites(env={"AUTOGRAD_ENGINE": "torch, no_such_engine"})
+    assert result.returncode == 4 and "unknown engine 'no_such_engine'" in result.stderr
+
+
+def test_missing_capability_skips_with_its_name():
+    result = run_suites("suites/test_modules.py", "--engine", "tests.bad_adapters.core_only", "-rs")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert "does not declare capability 'nn'" in result.stdout
+    assert " passed" not in result.stdout.splitlines()[-1], "module tests ran without 'nn'"
+
+
+def test_engine_is_part_of_the_test_id():
+    result = run_suites("suites/test_leaves.py", "--engine", "torch",
+                        "--engine", "tests.bad_adapters.core_only", "--collect-only", "-q")
+    assert "test_created_tensors_are_leaves[torch]" in result.stdout
+    assert "test_created_tensors_are_leaves[core-only]" in result.stdout
