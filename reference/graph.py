@@ -271,7 +271,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
 def _run_tensor_hooks(node, grad):
     """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8)."""
     as_array = not isinstance(grad, tensors.Tensor)
-    value = tensors.make(grad) if as_array else grad
+    value = tensors.make(np.asarray(grad)) if as_array else grad
     for hook in (node._pre_hooks or {}).values():
         replaced = hook(value)
         if replaced is not None:

@@ -5,7 +5,8 @@ creates its node (named like torch's, GFN-1), saves what the backward formula ne
 (what is saved decides which graphs can be backpropagated twice, RETAIN-3), and returns a non-leaf.
 Otherwise it returns a plain leaf: that fast path is most of the calls.
 
-Backward formulas get the incoming gradient as a NumPy array, or as a Tensor under create_graph
+Backward formulas get the incoming gradient as a NumPy array (or NumPy scalar: NumPy's result for
+0-dim operands), or as a Tensor under create_graph
 (graph.py explains why). They use operators, which both kinds share, and the few helpers of the
 "two spellings" section below for the rest.
 """
@@ -92,33 +93,33 @@ def sum_to(grad, meta):
         lead = grad.ndim - len(shape)
         dims = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-        grad = (grad.sum(axis=dims) if isinstance(grad, np.ndarray) else sum(grad, dims)).reshape(shape)
-    if isinstance(grad, np.ndarray):
-        return grad if grad.dtype == dtype else grad.astype(dtype)
-    return grad if grad._array.dtype == dtype else to(grad, dtypes.from_numpy(dtype))
+        grad = (sum(grad, dims) if isinstance(grad, Tensor) else grad.sum(axis=dims)).reshape(shape)
+    if isinstance(grad, Tensor):
+        return grad if grad._array.dtype == dtype else to(grad, dtypes.from_numpy(dtype))
+    return grad if grad.dtype == dtype else grad.astype(dtype)
 
 
 def cast(grad, dtype):
     """The gradient in another dtype (ToCopyBackward0)."""
-    if isinstance(grad, np.ndarray):
-        return grad.astype(dtype)
-    return to(grad, dtypes.from_numpy(dtype))
+    if isinstance(grad, Tensor):
+        return to(grad, dtypes.from_numpy(dtype))
+    return grad.astype(dtype)
 
 
 def expand_to(grad, shape):
     """The gradient broadcast to shape, without copying (SumBackward, MeanBackward)."""
-    return np.broadcast_to(grad, shape) if isinstance(grad, np.ndarray) else expand(grad, shape)
+    return expand(grad, shape) if isinstance(grad, Tensor) else np.broadcast_to(grad, shape)
 
 
 def swap_dims(grad, dim0, dim1):
-    return np.swapaxes(grad, dim0, dim1) if isinstance(grad, np.ndarray) else transpose(grad, dim0, dim1)
+    return transpose(grad, dim0, dim1) if isinstance(grad, Tensor) else np.swapaxes(grad, dim0, dim1)
 
 
 def zeros_for(grad, shape):
     """A zero gradient of the given shape, of the same kind and dtype as grad."""
-    if isinstance(grad, np.ndarray):
-        return np.zeros(shape, grad.dtype)
-    return make(np.zeros(shape, grad._array.dtype))
+    if isinstance(grad, Tensor):
+        return make(np.zeros(shape, grad._array.dtype))
+    return np.zeros(shape, grad.dtype)
 
 
 # ----- arithmetic ---------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ def rsub(a, number):
     """number - a, for a Python number on the left (GFN-1: RsubBackward1)."""
     if not isinstance(number, (int, float)):
         return sub(number, a)
-    out, a, number = _elementwise(np.subtract, number, a)
+    out, number, a = _elementwise(np.subtract, number, a)
     if _state.enabled and a._requires_grad:
         return make(out, True, RsubBackward1(a))
     return make(out)
@@ -206,7 +207,7 @@ class DivBackward0(Node):
 def div(a, b):
     """a / b, true division: integer operands give float32 like torch."""
     out, a, b = _elementwise(np.true_divide, a, b)
-    if out.dtype.kind != "f":
+    if dtypes.result_type(_value(a), _value(b)).kind != "f":
         out = out.astype(np.float32)
     if _state.enabled and (_requires(a) or _requires(b)):
         node = DivBackward0(a, b)
@@ -667,7 +668,7 @@ class IndexBackward0(SelectBackward0):
     __slots__ = ()
 
     def backward(self, grad):
-        if isinstance(grad, np.ndarray):
+        if not isinstance(grad, Tensor):
             full = np.zeros(self.shape, grad.dtype)
             np.add.at(full, self.key, grad)
             return (full,)
@@ -723,7 +724,7 @@ class CopySlices(Node):
     def backward(self, grad):
         kept = None
         if self.needs_grad(0):
-            mask = np.ones(self.shape, grad.dtype if isinstance(grad, np.ndarray) else grad._array.dtype)
+            mask = np.ones(self.shape, grad._array.dtype if isinstance(grad, Tensor) else grad.dtype)
             mask[self.key] = 0
             kept = grad * mask
         value = sum_to(grad[self.key], self.value_meta) if self.needs_grad(1) else None
@@ -950,7 +951,7 @@ def _inplace(a, op, ufunc, other):
     try:
         ufunc(a._array, _value(other), out=a._array)
     except TypeError:
-        got = dtypes.from_numpy(np.result_type(a._array, _value(other))).torch_name
+        got = dtypes.from_numpy(dtypes.result_type(a._array, _value(other))).torch_name
         raise RuntimeError(f"result type {got} can't be cast to the desired output type "
                            f"{a.dtype.torch_name}") from None
     a._bump_version()

@@ -10,8 +10,8 @@ _DEFAULT_DTYPES = (np.dtype(np.float32), np.dtype(np.int64), np.dtype(np.bool_))
 def _float_formatter(values):
     finite = np.abs(values[np.isfinite(values)])
     nonzero = finite[finite != 0]
-    if nonzero.size and np.all(nonzero == np.ceil(nonzero)):
-        if nonzero.max() > 1e8:
+    if np.all(nonzero == np.ceil(nonzero)):
+        if nonzero.size and nonzero.max() > 1e8:
             return "{:.4e}".format
         return lambda v: f"{v:.0f}." if np.isfinite(v) else f"{v}"
     if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8 or nonzero.min() < 1e-4):
@@ -46,7 +46,8 @@ def tensor_repr(t):
             suffixes.append(f"size={tuple(array.shape)}")
     else:
         fmt = _formatter(array)
-        width = max(len(fmt(v)) for v in array.ravel().tolist())
+        finite = array[np.isfinite(array)] if array.dtype.kind == "f" else array
+        width = max((len(fmt(v)) for v in finite.ravel().tolist()), default=0)
         body = _body(array, fmt, width if array.ndim else 0, len(prefix))
     if array.dtype not in _DEFAULT_DTYPES:
         suffixes.append(f"dtype={dtypes.from_numpy(array.dtype)!r}")
