@@ -48,20 +48,6 @@ def _as_operand(x):
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-def _result(out, a, b):
-    """NumPy's result as an array with torch's dtype, where the two promotion rules differ (BC-3)."""
-    if type(out) is not np.ndarray:
-        out = np.asarray(out)
-    if isinstance(a, Tensor):
-        if isinstance(b, Tensor):
-            if a._array.dtype == b._array.dtype:
-                return out
-        elif isinstance(b, (int, float)) and (a._array.dtype.kind == "f" or not isinstance(b, float)):
-            return out
-    want = dtypes.result_type(_value(a), _value(b))
-    return out if out.dtype == want else out.astype(want)
-
-
 def _broadcast_error(a, b):
     """torch's text for shapes that do not broadcast."""
     sa, sb = np.shape(_value(a)), np.shape(_value(b))
@@ -72,16 +58,36 @@ def _broadcast_error(a, b):
     return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast")
 
 
+_NUMBERS = (int, float)
+
+
 def _elementwise(ufunc, a, b):
-    a, b = _as_operand(a), _as_operand(b)
+    """ufunc(a, b) as an array with torch's dtype, and the two operands (lists made arrays).
+
+    NumPy and torch promote differently (BC-3); the common cases, where they agree, are checked
+    first: same-dtype tensors, or a floating-point tensor with a Python number.
+    """
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    x = a._array if a_tensor else _as_operand(a)
+    y = b._array if b_tensor else _as_operand(b)
     try:
-        return _result(ufunc(_value(a), _value(b)), a, b), a, b
+        out = ufunc(x, y, out=...)
     except ValueError:
-        raise _broadcast_error(a, b) from None
+        raise _broadcast_error(x, y) from None
+    if a_tensor and b_tensor:
+        if x.dtype == y.dtype:
+            return out, a, b
+    elif a_tensor and type(y) in _NUMBERS and (x.dtype.kind == "f" or type(y) is int):
+        return out, a, y
+    elif b_tensor and type(x) in _NUMBERS and (y.dtype.kind == "f" or type(x) is int):
+        return out, x, b
+    want = dtypes.result_type(x, y)
+    return (out if out.dtype == want else out.astype(want)), (a if a_tensor else x), (b if b_tensor else y)
 
 
 def _unary(x):
-    """NumPy ufuncs return scalars for 0-dim input; tensors always hold arrays."""
+    """NumPy reductions return scalars for 0-dim results (ufuncs called with out=... do not);
+    tensors always hold arrays."""
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
@@ -232,7 +238,7 @@ def rdiv(a, number):
         return div(number, a)
     if a._array.dtype.kind != "f":
         return div(number, a)
-    out = make(_unary(np.reciprocal(a._array)))
+    out = make(np.reciprocal(a._array, out=...))
     if _state.enabled and a._requires_grad:
         node = ReciprocalBackward0(a)
         out = make(out._array, True, node)
@@ -246,7 +252,7 @@ class NegBackward0(Node):
 
 
 def neg(a):
-    out = _unary(np.negative(a._array))
+    out = np.negative(a._array, out=...)
     if _state.enabled and a._requires_grad:
         return make(out, True, NegBackward0(a))
     return make(out)
@@ -331,7 +337,7 @@ def _with_saved_result(array, node):
 
 
 def exp(a):
-    out = _unary(np.exp(a._array))
+    out = np.exp(a._array, out=...)
     if _state.enabled and a._requires_grad:
         return _with_saved_result(out, ExpBackward0(a))
     return make(out)
@@ -346,7 +352,7 @@ class LogBackward0(Node):
 
 
 def log(a):
-    out = _unary(np.log(a._array))
+    out = np.log(a._array, out=...)
     if _state.enabled and a._requires_grad:
         node = LogBackward0(a)
         node.save(a)
@@ -364,7 +370,7 @@ class TanhBackward0(Node):
 
 
 def tanh(a):
-    out = _unary(np.tanh(a._array))
+    out = np.tanh(a._array, out=...)
     if _state.enabled and a._requires_grad:
         return _with_saved_result(out, TanhBackward0(a))
     return make(out)
@@ -399,7 +405,7 @@ class ReluBackward0(Node):
 
 
 def relu(a):
-    out = _unary(np.maximum(a._array, 0))
+    out = np.maximum(a._array, 0, out=...)
     if _state.enabled and a._requires_grad:
         return _with_saved_result(out, ReluBackward0(a))
     return make(out)
@@ -415,7 +421,7 @@ class SqrtBackward0(Node):
 
 
 def sqrt(a):
-    out = _unary(np.sqrt(a._array))
+    out = np.sqrt(a._array, out=...)
     if _state.enabled and a._requires_grad:
         return _with_saved_result(out, SqrtBackward0(a))
     return make(out)
@@ -430,7 +436,7 @@ class AbsBackward0(Node):
 
 
 def abs(a):
-    out = _unary(np.abs(a._array))
+    out = np.abs(a._array, out=...)
     if _state.enabled and a._requires_grad:
         node = AbsBackward0(a)
         node.save(a)
@@ -440,7 +446,7 @@ def abs(a):
 
 def compare(ufunc, a, b):
     """Comparisons give bool tensors, which never require grad (REQ-4)."""
-    return make(_unary(ufunc(_value(a), _value(_as_operand(b)))))
+    return make(ufunc(_value(a), _value(_as_operand(b)), out=...))
 
 
 # ----- reductions ---------------------------------------------------------------------------------
@@ -796,7 +802,7 @@ def matmul(a, b):
     if not (1 <= x.ndim <= 2 and 1 <= y.ndim <= 2):
         raise NotImplementedError("reference: matmul supports 1-D and 2-D operands only")
     _check_matmul(x, y)
-    out = _unary(x @ y)
+    out = np.matmul(x, y, out=...)
     if not (_state.enabled and (a._requires_grad or b._requires_grad)):
         return make(out)
     node_class = MmBackward0 if x.ndim == 2 and y.ndim == 2 else MvBackward0 if x.ndim == 2 else DotBackward0
