@@ -106,3 +106,15 @@ def test_module_zero_grad_sets_grads_to_none(ag, sizes, batch):
     net.zero_grad()
     kept = [name for name, p in net.named_parameters() if p.grad is not None]
     assert not kept, f"module.zero_grad() left .grad set on {kept}"
+
+
+@behaviour("ACC-1")
+def test_seed_two_passes_double_the_gradient(ag):
+    """Seed 001/003: out = ((a + 3) ** 2 * 3).mean() at a = [2, 3] has grad [15, 18] per pass;
+    a second pass over the retained graph accumulates to [30, 36]."""
+    a = ag.tensor([2.0, 3.0], requires_grad=True)
+    out = ((a + 3) * (a + 3) * 3).mean()
+    out.backward(retain_graph=True)
+    assert [a.grad[0].item(), a.grad[1].item()] == [15.0, 18.0]
+    out.backward()
+    assert [a.grad[0].item(), a.grad[1].item()] == [30.0, 36.0]

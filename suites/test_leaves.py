@@ -138,3 +138,23 @@ def test_leaves_not_taking_part_keep_none(engine, data):
     for tensor, name in [(bystander, "bystander")] + [(tensors[l.name], l.name) for l in unused]:
         grad = grad_or_none(engine, tensor)
         assert grad is None, f"{name} takes no part in the output but got .grad {grad.tolist()}"
+
+
+@behaviour("LEAF-8")
+def test_seed_retain_grad_on_intermediate(engine, ag):
+    """Seed 002: with a.retain_grad(), y = (w + x) * (w + 1) keeps a.grad == 2 (= w + 1), while
+    b = w + 1 keeps none."""
+    record_reproducer("w = torch.tensor([1.], requires_grad=True)\n"
+                      "x = torch.tensor([2.], requires_grad=True)\n"
+                      "a = w + x\na.retain_grad()\nb = w + 1\ny = a * b\ny.backward()")
+    w = ag.tensor([1.0], requires_grad=True)
+    x = ag.tensor([2.0], requires_grad=True)
+    a = w + x
+    a.retain_grad()
+    b = w + 1
+    y = a * b
+    y.backward()
+    assert [leaf.is_leaf for leaf in (w, x, a, b, y)] == [True, True, False, False, False]
+    assert a.grad.item() == 2.0, f"a.grad is {grad_or_none(engine, a)}"
+    assert grad_or_none(engine, b) is None and grad_or_none(engine, y) is None
+    assert w.grad.item() == 5.0 and x.grad.item() == 2.0

@@ -106,3 +106,14 @@ def test_frozen_parameters_keep_grad_none(ag, engine, shape, data):
             # Every trainable parameter is on a path to the output (tanh never blocks a path).
             assert grad is not None, f"trainable parameter {name} has .grad None"
             assert grad.shape == tuple(param.shape) and np.all(np.isfinite(grad))
+
+
+@behaviour("MOD-3", "MOD-4")
+@needs("nn")
+def test_seed_net_output_requires_grad_but_loss_of_plain_input_does_not(ag):
+    """Seed 003: y = net(x) requires grad although x does not; an activation or a loss of plain
+    tensors does not."""
+    x = ag.tensor([[1.0, 2.0, 3.0]])
+    assert ag.nn.Linear(3, 1)(x).requires_grad
+    assert not ag.nn.ReLU()(x).requires_grad
+    assert not ag.nn.MSELoss()(x, ag.zeros(1, 3)).requires_grad

@@ -48,3 +48,12 @@ def test_backward_when_nothing_requires_grad_raises(engine, data):
     tensors = build(program, engine, "out.backward()  # must raise")
     with raises_runtime_error():
         tensors[program.output].backward()
+
+
+@behaviour("REQ-10")
+def test_seed_mean_of_plain_input_cannot_backward(ag):
+    """Seed 003: loss = mean(tensor([1, 2, 3])) does not require grad, and backward raises."""
+    loss = ag.tensor([1.0, 2.0, 3.0]).mean()
+    assert not loss.requires_grad
+    with raises_runtime_error():
+        loss.backward()

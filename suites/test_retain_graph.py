@@ -58,3 +58,15 @@ def test_seed_retain_graph_twice(ag):
     y.backward(retain_graph=True)
     y.backward()
     assert [x.grad[0].item(), x.grad[1].item()] == [4.0, 8.0]
+
+
+@behaviour("RETAIN-1")
+def test_seed_second_backward_raises(ag):
+    """Seed 000: after loss.backward(), a second loss.backward() on the same graph raises."""
+    x = ag.tensor([[1.0, 2.0]], requires_grad=True)
+    y = ag.tensor([[3.0, 4.0], [5.0, 6.0]])
+    loss = (x @ y).sum()
+    loss.backward()
+    assert [x.grad[0, 0].item(), x.grad[0, 1].item()] == [7.0, 11.0]
+    with raises_runtime_error():
+        loss.backward()
