@@ -7,7 +7,7 @@ each run; `thorough` draws many.
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["harness.plugin"]
+pytest_plugins = ["harness.plugin", "harness.baseline", "harness.robustness", "harness.report"]
 
 settings.register_profile("ci", max_examples=30, derandomize=True, deadline=None,
                           print_blob=True)

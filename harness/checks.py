@@ -13,9 +13,11 @@ import pytest
 from hypothesis import note
 from hypothesis.control import currently_in_test_context
 
-from harness.program import Program
+from harness.ops import OPS
+from harness.program import Leaf, Program
 
 _last_reproducer: list[str] = []
+_last_program: list[Program] = []
 
 
 def record_reproducer(script: str) -> None:
@@ -33,9 +35,22 @@ def take_reproducer() -> str | None:
     return script
 
 
+def record_program(program: Program) -> None:
+    """Keep `program` for the report's graph picture: the last one recorded is the counterexample."""
+    _last_program[:] = [program]
+
+
+def take_program() -> Program | None:
+    """The program of the test that just ran (and forget it)."""
+    program = _last_program[0] if _last_program else None
+    _last_program.clear()
+    return program
+
+
 def build(program: Program, engine, *after: str) -> dict:
     """Run `program` on `engine` after noting its reproducer (with the test's own lines `after`)."""
     record_reproducer(program.to_script(*after))
+    record_program(program)
     return program.run_on(engine)
 
 
@@ -57,3 +72,36 @@ def raises_runtime_error(message: str | None = None):
     __tracebackhide__ = True
     with pytest.raises(RuntimeError, match=re.escape(message) if message else None) as caught:
         yield caught
+
+
+def engine_tensor(engine, array, dtype: str, requires_grad: bool = False):
+    """A NumPy array (or nested list) as a tensor of `engine` with dtype name `dtype`."""
+    data = np.asarray(array, dtype=np.float64).tolist()
+    return engine.ns.tensor(data, dtype=getattr(engine.ns, dtype), requires_grad=requires_grad)
+
+
+def run_transformed(program: Program, engine, around, *after: str) -> dict:
+    """Run `program` on `engine` like `build`, but compute each node through
+    `around(name, compute)`, where `compute()` applies the node's op to the tensors so far; what
+    `around` returns is used downstream (compute a node under no_grad, detach it, hook it...).
+    `after` lines describe the change in the reproducer."""
+    record_reproducer(program.to_script(*after))
+    tensors = {leaf.name: engine_tensor(engine, leaf.values, program.dtype, leaf.requires_grad)
+               for leaf in program.leaves}
+    for node in program.nodes:
+        def compute(node=node):
+            return OPS[node.op].on_engine(engine.ns, *(tensors[arg] for arg in node.args),
+                                          node.param)
+        tensors[node.name] = around(node.name, compute)
+    return tensors
+
+
+def held_constant(program: Program, names) -> Program:
+    """`program` with the nodes `names` turned into leaves that do not require grad, holding their
+    float64 values: the finite-difference oracle for a branch that gradients must not cross."""
+    names = set(names)
+    base = program.evaluate()
+    constants = tuple(Leaf(node.name, base[node.name], False)
+                      for node in program.nodes if node.name in names)
+    nodes = tuple(node for node in program.nodes if node.name not in names)
+    return Program(program.dtype, program.leaves + constants, nodes, program.output)

@@ -1,0 +1,160 @@
+"""The baseline of known gaps: `--baseline FILE` excuses listed failures, `--write-baseline FILE`
+writes the current ones, `--baseline-mode` says whether excused tests run (strict expected
+failures) or are skipped (a fast gate).
+
+File format (docs/ci-workflow.md has the full rules): one entry per line; `#` at the start of a
+line or after whitespace starts a comment; blank lines are ignored. An entry is exactly one of
+- a test id as pytest prints it, relative to the root: `suites/test_leaves.py::test_x[mygrad]`
+  matches that test only;
+- a test id without its parameters: `suites/test_leaves.py::test_x` matches it on every engine;
+- a catalog behaviour ID: `LEAF-6` matches every test marked with that behaviour, on every engine.
+Matching is exact (no globs, no prefixes). An entry that matches no collected test is a warning.
+
+This module decides which tests the baseline excuses; it does not judge outcomes (pytest's strict
+xfail does: a listed test that passes fails the run).
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness.catalog import load_catalog
+from harness.plugin import behaviour_ids
+
+BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
+_COMMENT = re.compile(r"(^|\s)#")
+
+
+class BaselineWarning(UserWarning):
+    """An entry of the baseline file matches no collected test."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    text: str       # the entry as written
+    why: str        # its comment, "" if none
+    line: int       # 1-based line number in the file
+
+
+def parse_baseline(text: str) -> list[Entry]:
+    """The entries of a baseline file, in order."""
+    entries = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        match = _COMMENT.search(raw)
+        entry = (raw[:match.start()] if match else raw).strip()
+        why = raw[match.end():].strip() if match else ""
+        if entry:
+            entries.append(Entry(entry, why, number))
+    return entries
+
+
+def matches(entry: str, nodeid: str, behaviours: list[str]) -> bool:
+    """Whether a baseline entry names the test `nodeid` that checks `behaviours`."""
+    return entry == nodeid or entry == nodeid.split("[", 1)[0] or entry in behaviours
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("autograd-conformance")
+    group.addoption("--baseline", metavar="FILE",
+                    help="known gaps: tests or behaviour IDs listed here are expected to fail "
+                         "(strict: a listed test that passes fails the run)")
+    group.addoption("--baseline-mode", choices=("xfail", "skip"), default="xfail",
+                    help="xfail (default): run listed tests as strict expected failures; "
+                         "skip: do not run them (a fast pull-request gate)")
+    group.addoption("--write-baseline", metavar="FILE",
+                    help="write the tests that fail in this run to FILE, as a baseline")
+
+
+def pytest_configure(config):
+    path = config.getoption("baseline")
+    if path:
+        try:
+            config.stash[_ENTRIES] = parse_baseline(Path(path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
+    if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(BaselineWriter(config), "autograd-baseline-writer")
+
+
+_ENTRIES = pytest.StashKey[list]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the listed tests before the level and --behaviour selection, so that an entry counts
+    as matching when its test exists at all."""
+    entries = config.stash.get(_ENTRIES, None)
+    if not entries:
+        return
+    path = config.getoption("baseline")
+    used = set()
+    for item in items:
+        behaviours = behaviour_ids(item)
+        entry = next((e for e in entries if matches(e.text, item.nodeid, behaviours)), None)
+        if entry is None:
+            continue
+        used.add(entry)
+        reason = f"{BASELINE_REASON} {path}:{entry.line}: {entry.text}"
+        if entry.why:
+            reason += f" ({entry.why})"
+        if config.getoption("baseline_mode") == "skip":
+            item.add_marker(pytest.mark.skip(reason=reason))
+        else:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+    catalog = load_catalog().behaviours
+    for entry in entries:
+        if entry not in used:
+            kind = "behaviour ID" if entry.text in catalog else "test id"
+            warnings.warn(BaselineWarning(
+                f"{path}:{entry.line}: baseline entry {entry.text!r} ({kind}) matches no "
+                f"collected test; remove it or fix its spelling"))
+
+
+def is_baselined(report) -> bool:
+    """Whether the baseline excused this report (an expected failure, or a skip in skip mode)."""
+    reason = getattr(report, "wasxfail", None)
+    if reason is None and report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+    return bool(reason) and reason.startswith(BASELINE_REASON + " ")
+
+
+def first_error_line(report) -> str:
+    """The first line of a report's error: `Type: message` where pytest shows it."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else "failed"
+
+
+class BaselineWriter:
+    """Collects the failing tests of the run (on the xdist controller, if any) and writes them."""
+
+    def __init__(self, config):
+        self.config = config
+        self.failures: dict[str, str] = {}  # nodeid -> why, in report order
+
+    def pytest_runtest_logreport(self, report):
+        if report.nodeid in self.failures:
+            return
+        if report.failed and not str(report.longrepr).startswith("[XPASS(strict)]"):
+            self.failures[report.nodeid] = first_error_line(report)
+        elif is_baselined(report) and hasattr(report, "wasxfail"):
+            self.failures[report.nodeid] = first_error_line(report)
+        elif is_baselined(report):
+            self.failures[report.nodeid] = "not run (--baseline-mode skip); kept from the " \
+                                           "old " + report.longrepr[2].removeprefix("Skipped: ")
+
+    def pytest_sessionfinish(self, session):
+        config = self.config
+        lines = [f"# autograd-conformance baseline, written by --write-baseline on "
+                 f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
+                 "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
+        lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
+        Path(config.getoption("write_baseline")).write_text("\n".join(lines) + "\n",
+                                                           encoding="utf-8")

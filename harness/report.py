@@ -1,0 +1,202 @@
+"""The conformance report plugin: per-test metadata for JUnit XML and the controller, the summary
+line per engine, and the HTML and JSON reports written at the end of every conformance run.
+
+Options: `--report PATH` (default reports/conformance.html), `--no-report`, `--json-report PATH`
+(default: next to the HTML report, .json). Under xdist, workers attach what the controller needs to
+their reports (`user_properties`: engine, behaviours, level, and for failures the reproducer and the
+counterexample's graph on the engine and on torch); only the controller writes files.
+"""
+
+from __future__ import annotations
+
+import datetime
+import platform
+import sys
+import time
+from functools import cache
+from pathlib import Path
+
+import hypothesis
+import pytest
+
+from harness.catalog import LEVELS
+from harness.checks import take_program, take_reproducer
+from harness.engines import EngineLoadError, load_engine
+from harness.plugin import _runs_suites, behaviour_ids, item_level, selected_engines
+from harness.report_html import render_report
+from harness.results import (Results, behaviour_matrix, describe_graph, engine_summaries,
+                             module_durations, results_json)
+from harness.robustness import TimeLimitExceeded, time_limit
+
+GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("autograd-conformance")
+    group.addoption("--report", metavar="PATH",
+                    help="write the HTML report here (default: reports/conformance.html)")
+    group.addoption("--no-report", action="store_true",
+                    help="write no HTML report (and no JSON results unless --json-report)")
+    group.addoption("--json-report", metavar="PATH",
+                    help="write the JSON results here (default: next to the HTML report)")
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and _runs_suites(config):
+        config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
+
+
+# -- in the process that runs the test (an xdist worker, or the only process) --------------------
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
+    if engine is not None and call.when == "setup":
+        item.user_properties += [("engine", engine.name),
+                                 ("behaviours", " ".join(behaviour_ids(item))),
+                                 ("level", item_level(item) or "")]
+    report = yield
+    if call.when != "call":
+        return report
+    reproducer, program = take_reproducer(), take_program()
+    gap = report.failed or hasattr(report, "wasxfail")
+    if engine is None or not gap or str(report.longrepr).startswith("[XPASS(strict)]"):
+        return report
+    if reproducer:
+        item.user_properties.append(("reproducer", reproducer))  # for JUnit XML
+        report.user_properties.append(("reproducer", reproducer))
+    if program is not None:
+        report.user_properties.append(("graphs", counterexample_graphs(program, engine)))
+    return report
+
+
+def counterexample_graphs(program, engine) -> dict:
+    """The counterexample's graph as the engine builds it, and as torch does (if installed)."""
+    graphs = {"engine": _graph_within_limit(program, engine), "torch": None}
+    reference = _torch_engine(engine.device) if not engine.name.startswith("torch") else None
+    if reference is not None:
+        graphs["torch"] = _graph_within_limit(program, reference)
+    return graphs
+
+
+def _graph_within_limit(program, engine) -> dict:
+    try:
+        with time_limit(GRAPH_TIME_LIMIT):
+            return describe_graph(program, engine)
+    except TimeLimitExceeded:
+        return {"variables": [], "error": f"building the graph took over {GRAPH_TIME_LIMIT:g} s"}
+
+
+@cache
+def _torch_engine(device: str):
+    try:
+        return load_engine("torch", device)
+    except EngineLoadError:
+        return None
+
+
+# -- on the controller ---------------------------------------------------------------------------
+class ConformanceReport:
+    """Collects every report of the run; writes the HTML and JSON reports at the end."""
+
+    def __init__(self, config):
+        self.config = config
+        self.results = Results()
+        self.started = datetime.datetime.now().astimezone()
+        self.clock = time.monotonic()
+        self.partial: list[str] = []
+        self.summary_lines: list[str] = []
+        self.written: list[Path] = []
+
+    def pytest_runtest_logreport(self, report):
+        self.results.add_report(report)
+
+    def pytest_keyboard_interrupt(self, excinfo):
+        self.partial.append("interrupted (KeyboardInterrupt): the tests after it did not run")
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        config = self.config
+        engines = [engine.name for engine in selected_engines(config)]
+        if session.shouldstop and not self.partial:
+            self.partial.append(f"stopped early: {session.shouldstop}")
+        if session.shouldfail:
+            self.partial.append(f"stopped early: {session.shouldfail}")
+        self.partial += [f"{crash}; it is reported as failed, the run went on in a new worker"
+                         for crash in self.results.crashes]
+        missing = session.testscollected - len(self.results.records)
+        if missing > 0:
+            self.partial.append(f"{missing} of {session.testscollected} selected tests have "
+                                f"no result")
+        matrix = behaviour_matrix(self.results, engines)
+        summaries = engine_summaries(self.results, engines, matrix)
+        level = config.getoption("level")
+        self.summary_lines = [summary.line(level) for summary in summaries.values()]
+        run = self.run_info(exitstatus)
+        html_path, json_path = self.paths()
+        if html_path:
+            self._write(html_path, render_report(run, self.results, matrix, summaries,
+                                                 module_durations(self.results)))
+        if json_path:
+            self._write(json_path, results_json(run, self.results, summaries, matrix))
+
+    def _write(self, path: Path, text: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        self.written.append(path)
+
+    def paths(self) -> tuple[Path | None, Path | None]:
+        config = self.config
+        here = config.invocation_params.dir
+        json_option = config.getoption("json_report")
+        json_path = here / json_option if json_option else None
+        if config.getoption("no_report"):
+            return None, json_path
+        report_option = config.getoption("report")
+        html_path = (here / report_option if report_option
+                     else config.rootpath / "reports" / "conformance.html")
+        return html_path, json_path or html_path.with_suffix(".json")
+
+    def run_info(self, exitstatus) -> dict:
+        config = self.config
+        try:
+            import torch
+            torch_version = torch.__version__
+        except ImportError:
+            torch_version = None
+        profile = config.getoption("hypothesis_profile", None) or \
+            hypothesis.settings.get_current_profile_name()
+        seed = config.getoption("hypothesis_seed", None)
+        if seed is None:
+            seed = ("derandomized (fixed per test)" if hypothesis.settings().derandomize
+                    else "random (printed with each failure)")
+        workers = getattr(config.option, "numprocesses", None)
+        return {
+            "date": self.started.isoformat(timespec="seconds"),
+            "duration_s": round(time.monotonic() - self.clock, 2),
+            "engines": [{"name": e.name, "version": e.version, "spec": e.spec,
+                         "capabilities": sorted(e.capabilities)}
+                        for e in selected_engines(config)],
+            "torch": torch_version,
+            "hypothesis": f"{hypothesis.__version__}, profile {profile}, seed {seed}",
+            "level": config.getoption("level"),
+            "levels": list(LEVELS),
+            "device": config.getoption("device"),
+            "behaviours_selected": config.getoption("behaviour") or [],
+            "baseline": (f"{config.getoption('baseline')} (mode {config.getoption('baseline_mode')})"
+                         if config.getoption("baseline", None) else None),
+            "test_timeout_s": config.getoption("test_timeout", None),
+            "workers": workers or 0,
+            "command": " ".join([Path(sys.executable).name, "-m", "pytest",
+                                 *config.invocation_params.args]),
+            "python": platform.python_version(),
+            "exit_status": int(exitstatus),
+            "partial": self.partial,
+        }
+
+    def pytest_terminal_summary(self, terminalreporter):
+        terminalreporter.section("autograd conformance")
+        for line in self.summary_lines:
+            terminalreporter.write_line(line)
+        for reason in self.partial:
+            terminalreporter.write_line(f"partial run: {reason}", red=True)
+        for path in self.written:
+            terminalreporter.write_line(f"report: {path}")

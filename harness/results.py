@@ -1,0 +1,259 @@
+"""The results of a conformance run as data: one record per test, the state of every behaviour on
+every engine, per-engine summaries, and the JSON results file.
+
+Everything here is built from pytest reports (what xdist sends to the controller) and from the
+catalog; nothing here talks to an engine, except `describe_graph`, which the worker that ran a
+failing test calls to capture the counterexample's graph.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+
+from harness.catalog import LEVELS, load_catalog
+
+# A test's outcome, and the state of a behaviour on an engine, worst first.
+STATES = ("failed", "xfailed", "skipped", "passed")
+_ENGINE_PARAM = re.compile(r"\[(?:.*-)?([^\[\]-]+)\]$")
+# Where hypothesis' notes (falsifying example, reproducer, explanation) start in a message.
+_HYPOTHESIS_NOTES = re.compile(r"\n(?=Falsifying example:|Failing test case:|Draw 1|Explanation:)")
+
+
+@dataclass
+class TestRecord:
+    nodeid: str
+    engine: str | None = None
+    behaviours: list[str] = field(default_factory=list)
+    level: str | None = None
+    outcome: str = "passed"     # passed | failed | xfailed | xpassed | skipped
+    reason: str = ""            # skip or xfail reason; for an xpassed test, the baseline's
+    duration: float = 0.0       # setup + call + teardown, seconds
+    error: str = ""             # failed / xfailed: the exception line(s) as pytest shows them
+    traceback: str = ""         # failed / xfailed: pytest's full failure text
+    reproducer: str | None = None
+    graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
+    crashed: bool = False       # the test took its xdist worker down
+
+    @property
+    def module(self) -> str:
+        return self.nodeid.split("::", 1)[0]
+
+    @property
+    def failing(self) -> bool:
+        """Whether the test counts against the run (xpassed: a strict expected failure passed)."""
+        return self.outcome in ("failed", "xpassed")
+
+
+def engine_of_nodeid(nodeid: str) -> str | None:
+    """The engine parameter of a test id, for reports that carry no metadata (a crashed worker)."""
+    match = _ENGINE_PARAM.search(nodeid)
+    return match.group(1) if match else None
+
+
+class Results:
+    """Test records in report order, fed with every `TestReport` of the run."""
+
+    def __init__(self):
+        self.records: dict[str, TestRecord] = {}
+        self.crashes: list[str] = []
+
+    def add_report(self, report) -> None:
+        record = self.records.setdefault(report.nodeid, TestRecord(report.nodeid))
+        props = dict(report.user_properties)
+        record.engine = props.get("engine", record.engine) or engine_of_nodeid(report.nodeid)
+        if "behaviours" in props:
+            record.behaviours = str(props["behaviours"]).split()
+        record.level = props.get("level", record.level)
+        record.reproducer = props.get("reproducer", record.reproducer)
+        record.graphs = props.get("graphs", record.graphs)
+        record.duration += report.duration or 0.0
+        if report.when == "???":  # xdist: the worker died while running this test
+            record.crashed = True
+            self.crashes.append(str(report.longrepr))
+        if report.failed:
+            if str(report.longrepr).startswith("[XPASS(strict)]"):
+                record.outcome = "xpassed"
+                record.reason = str(report.longrepr).removeprefix("[XPASS(strict)]").strip()
+            elif record.outcome != "failed":
+                record.outcome = "failed"
+                record.error, record.traceback = error_text(report)
+        elif report.skipped and record.outcome == "passed":
+            if hasattr(report, "wasxfail"):
+                record.outcome, record.reason = "xfailed", report.wasxfail
+                record.error, record.traceback = error_text(report)
+            else:
+                record.outcome = "skipped"
+                record.reason = skip_reason(report)
+
+
+def error_text(report) -> tuple[str, str]:
+    """The exception as pytest's one-line summary shows it (with the rest of its message), and the
+    full failure text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    full = report.longreprtext if report.longrepr is not None else ""
+    message = crash.message if crash is not None else full
+    return _HYPOTHESIS_NOTES.split(message, maxsplit=1)[0].rstrip(), full
+
+
+def skip_reason(report) -> str:
+    if isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    return str(report.longrepr or "")
+
+
+# -- behaviours ---------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    """The state of one behaviour on one engine, and the tests that decide it."""
+    state: str = "notrun"       # one of STATES, or notrun
+    tests: list[TestRecord] = field(default_factory=list)
+
+    @property
+    def detail(self) -> str:
+        """One line per test: its outcome and, where there is one, why."""
+        lines = []
+        for test in self.tests:
+            why = test.reason or (test.error.splitlines() or [""])[0]
+            lines.append(f"{test.nodeid.split('::', 1)[-1]}: {test.outcome}"
+                         + (f" - {why}" if why else ""))
+        return "\n".join(lines)
+
+
+def cell_state(tests: list[TestRecord]) -> str:
+    """A behaviour passes on an engine when all its tests pass there (a strict expected failure that
+    passed counts as passing: the engine conforms); any failure makes it fail; a known gap (an
+    expected failure, or a test skipped by the baseline) makes it xfail; any other skip, skipped."""
+    if not tests:
+        return "notrun"
+    states = set()
+    for test in tests:
+        if test.outcome == "xpassed":
+            states.add("passed")
+        elif test.outcome == "skipped" and test.reason.startswith("baseline "):
+            states.add("xfailed")
+        else:
+            states.add(test.outcome)
+    return next(state for state in STATES if state in states)
+
+
+def behaviour_matrix(results: Results, engines: list[str]) -> dict[str, dict[str, Cell]]:
+    """behaviour ID -> engine name -> Cell, for every behaviour some test of the run checked."""
+    matrix: dict[str, dict[str, Cell]] = {}
+    for record in results.records.values():
+        for behaviour in record.behaviours:
+            row = matrix.setdefault(behaviour, {engine: Cell() for engine in engines})
+            row.setdefault(record.engine, Cell()).tests.append(record)
+    for row in matrix.values():
+        for cell in row.values():
+            cell.state = cell_state(cell.tests)
+    catalog = list(load_catalog().behaviours)
+    return dict(sorted(matrix.items(),
+                       key=lambda kv: catalog.index(kv[0]) if kv[0] in catalog else len(catalog)))
+
+
+@dataclass
+class EngineSummary:
+    engine: str
+    passed: int = 0             # behaviours whose every test passed
+    total: int = 0              # behaviours with at least one test on this engine
+    states: Counter = field(default_factory=Counter)
+    by_level: dict[str, tuple[int, int]] = field(default_factory=dict)  # level -> (passed, total)
+    tests: Counter = field(default_factory=Counter)                    # test outcome -> count
+
+    def line(self, level: str) -> str:
+        extra = ", ".join(f"{self.states[s]} {label}" for s, label in
+                          (("failed", "failing"), ("xfailed", "known gaps"),
+                           ("skipped", "skipped")) if self.states[s])
+        return (f"{self.engine}: {self.passed}/{self.total} behaviours pass at level {level}"
+                + (f" ({extra})" if extra else ""))
+
+
+def engine_summaries(results: Results, engines: list[str],
+                     matrix: dict[str, dict[str, Cell]]) -> dict[str, EngineSummary]:
+    catalog = load_catalog().behaviours
+    summaries = {engine: EngineSummary(engine) for engine in engines}
+    for record in results.records.values():
+        if record.engine in summaries:
+            summaries[record.engine].tests[record.outcome] += 1
+    for behaviour, row in matrix.items():
+        level = catalog[behaviour].level if behaviour in catalog else None
+        for engine, cell in row.items():
+            summary = summaries.get(engine)
+            if summary is None or cell.state == "notrun":
+                continue
+            summary.total += 1
+            summary.states[cell.state] += 1
+            summary.passed += cell.state == "passed"
+            if level:
+                passed, total = summary.by_level.get(level, (0, 0))
+                summary.by_level[level] = (passed + (cell.state == "passed"), total + 1)
+    for summary in summaries.values():
+        summary.by_level = {level: summary.by_level[level] for level in LEVELS
+                            if level in summary.by_level}
+    return summaries
+
+
+def module_durations(results: Results) -> dict[str, float]:
+    durations: Counter = Counter()
+    for record in results.records.values():
+        durations[record.module] += record.duration
+    return dict(durations)
+
+
+# -- the counterexample's graph -----------------------------------------------------------------
+def describe_graph(program, engine) -> dict:
+    """Run `program` on `engine` and read, for every variable, what the engine says about it:
+    {"variables": [{name, op, args, is_leaf, requires_grad, grad_fn}], "error": str | None}.
+    Values are strings or booleans as the engine gave them; nothing is interpreted."""
+    variables = [{"name": leaf.name, "op": None, "args": []} for leaf in program.leaves]
+    variables += [{"name": node.name, "op": node.op, "args": list(node.args)}
+                  for node in program.nodes]
+    try:
+        tensors = program.run_on(engine)
+    except Exception as error:  # noqa: BLE001 - the engine's error is what the picture shows
+        return {"variables": variables, "error": f"{type(error).__name__}: {error}"}
+    for variable in variables:
+        tensor = tensors.get(variable["name"])
+        variable["is_leaf"] = _read(lambda: bool(tensor.is_leaf))
+        variable["requires_grad"] = _read(lambda: bool(tensor.requires_grad))
+        variable["grad_fn"] = _read(
+            lambda: None if tensor.grad_fn is None else type(tensor.grad_fn).__name__)
+    return {"variables": variables, "error": None}
+
+
+def _read(getter):
+    try:
+        return getter()
+    except Exception as error:  # noqa: BLE001
+        return f"error: {type(error).__name__}: {error}"
+
+
+# -- the JSON results file ----------------------------------------------------------------------
+def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary],
+                 matrix: dict[str, dict[str, Cell]]) -> str:
+    tests = []
+    for record in results.records.values():
+        entry = {key: value for key, value in asdict(record).items() if key != "graphs"}
+        if not (record.failing or record.outcome == "xfailed"):
+            for key in ("error", "traceback", "reproducer"):
+                entry.pop(key)
+        entry["failing_program"] = entry.pop("reproducer", None)
+        entry["graphs"] = record.graphs if record.outcome in ("failed", "xfailed") else None
+        tests.append(entry)
+    data = {
+        "run": run,
+        "summary": {engine: {"behaviours_passed": s.passed, "behaviours_total": s.total,
+                             "behaviour_states": dict(s.states),
+                             "by_level": {lvl: {"passed": p, "total": t}
+                                          for lvl, (p, t) in s.by_level.items()},
+                             "tests": dict(s.tests)}
+                    for engine, s in summaries.items()},
+        "behaviours": {behaviour: {engine: cell.state for engine, cell in row.items()}
+                       for behaviour, row in matrix.items()},
+        "tests": tests,
+    }
+    return json.dumps(data, indent=1, default=str)
+
