@@ -230,6 +230,21 @@ def test_inference_mode_results(engine, ag, data):
         assert tensor.is_inference(), f"{node.name} under inference_mode is not an inference tensor"
 
 
+@behaviour("MODE-8")
+@given(data=st.data())
+def test_backward_inside_no_grad_still_works(engine, data):
+    """no_grad only stops recording new ops: backward on a graph built before it gives the usual
+    gradients."""
+    program = data.draw(programs(engine), label="program")
+    tensors = build(program, engine, "with torch.no_grad():", "    out.backward()")
+    with engine.ns.no_grad():
+        tensors[program.output].backward()
+    expected = finite_difference_grads(program)
+    for leaf in program.grad_leaves():
+        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
+                     dtype=program.dtype, oracle="finite-difference", what=f"{leaf.name}.grad")
+
+
 @behaviour("MODE-9")
 @given(data=st.data())
 def test_values_computed_under_no_grad_are_constants(engine, data):
