@@ -48,7 +48,7 @@ class Node:
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
 
     def __init__(self, *inputs):
-        self.next_functions = tuple([edge(x) for x in inputs])
+        self.next_functions = (edge(inputs[0]),) if len(inputs) == 1 else tuple(map(edge, inputs))
         self._saved = ()
         self._versions = ()
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
@@ -100,11 +100,6 @@ class Node:
             output._counter = result._counter
             values = values[:-1] + (output,)
         return values
-
-    def release(self):
-        """Free the saved values after a backward without retain_graph (RETAIN-1)."""
-        if self._saved:
-            self._saved = None
 
     def __getattr__(self, name):
         if name.startswith("_saved_") and name[7:] in type(self).saved_names:
@@ -192,78 +187,84 @@ def _forward_name(node):
     return name[:cut] if cut > 0 else name
 
 
-def _topological_order(roots):
-    """Every node reachable from roots, each before all the nodes it sends gradient to.
-
-    Iterative (Kahn's algorithm), so a chain of 10,000 ops does not hit the recursion limit.
-    """
+def _count_dependents(roots):
+    """For every node reachable from roots, how many edges lead into it (iterative: no recursion limit)."""
     dependents = {}
     stack = list(roots)
-    seen = set(roots)
     while stack:
         for child, _ in stack.pop().next_functions:
             if child is not None:
-                dependents[child] = dependents.get(child, 0) + 1
-                if child not in seen:
-                    seen.add(child)
+                if child in dependents:
+                    dependents[child] += 1
+                else:
+                    dependents[child] = 1
                     stack.append(child)
-    order = []
-    ready = [node for node in roots if node not in dependents]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for child, _ in node.next_functions:
-            if child is not None:
-                dependents[child] -= 1
-                if dependents[child] == 0:
-                    ready.append(child)
-    return order
+    return dependents
 
 
-def _leading_to(order, targets):
-    """The nodes whose backward must run to reach a target (MISC-4, GRAD-1): the others are skipped."""
-    needed = set()
-    for node in reversed(order):
-        if any(child is not None and (child in needed or child in targets) for child, _ in node.next_functions):
-            needed.add(node)
+def _leading_to(roots, targets):
+    """The nodes whose backward must run to reach a target (MISC-4, GRAD-1): the others are skipped.
+
+    An iterative post-order walk: a node is needed if one of its children is a target or needed.
+    """
+    needed, visited = set(), set(roots)
+    stack = [(root, iter(root.next_functions)) for root in visited]
+    while stack:
+        node, children = stack[-1]
+        for child, _ in children:
+            if child is not None and child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child.next_functions)))
+                break
+        else:
+            stack.pop()
+            if any(child is not None and (child in needed or child in targets) for child, _ in node.next_functions):
+                needed.add(node)
     return needed
 
 
 def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     """Propagate `grads` from the `roots` nodes through the graph.
 
-    With `targets` None every reached leaf accumulates its gradient (Tensor.backward). Otherwise
-    `targets` maps nodes to functions that receive the gradient arriving at that node, and only the
-    nodes leading to a target run (backward(inputs=...), autograd.grad).
-    Saved values are released after each node runs unless `keep_graph` (RETAIN-1).
-    Grad mode during the walk is `create_graph` (the backward pass is recorded only then, HO-2).
+    Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
+    delivered, with the sum of what arrived (MISC-1, HOOK-10). With `targets` None every reached leaf
+    accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
+    receive the gradient arriving at that node, and only the nodes leading to a target run
+    (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
+    `keep_graph` (RETAIN-1). Grad mode during the walk is `create_graph` (HO-2).
     """
     pending = {}
     for node, grad in zip(roots, grads):
         pending[node] = pending[node] + grad if node in pending else grad
-    order = _topological_order(list(pending))
-    needed = None if targets is None else _leading_to(order, targets)
+    dependents = _count_dependents(pending)
+    needed = None if targets is None else _leading_to(pending, targets)
+    ready = [node for node in pending if node not in dependents]
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
-        for node in order:
+        while ready:
+            node = ready.pop()
             grad = pending.pop(node, None)
-            if grad is None:
-                continue
-            if node._pre_hooks is not None or node._retained is not None:
-                grad = _run_tensor_hooks(node, grad)
-            if targets is not None:
-                store = targets.get(node)
-                if store is not None:
-                    store(grad)
-                if node not in needed:
+            outputs = ()
+            if grad is not None:
+                if node._pre_hooks is not None or node._retained is not None:
+                    grad = _run_tensor_hooks(node, grad)
+                if targets is not None and node in targets:
+                    targets[node](grad)
+                if needed is None or node in needed:
+                    outputs = node.backward(grad)
+                    if not keep_graph and node._saved:
+                        node._saved = None  # release the saved values (RETAIN-1)
+            for i, (child, _) in enumerate(node.next_functions):
+                if child is None:
                     continue
-            outputs = node.backward(grad)
-            if not keep_graph:
-                node.release()
-            for (child, _), child_grad in zip(node.next_functions, outputs):
-                if child is not None and child_grad is not None:
+                child_grad = outputs[i] if outputs else None
+                if child_grad is not None:
                     pending[child] = pending[child] + child_grad if child in pending else child_grad
+                left = dependents[child] - 1
+                dependents[child] = left
+                if not left:
+                    ready.append(child)
     finally:
         grad_mode.state.enabled = previous
 
