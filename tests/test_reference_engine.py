@@ -1,0 +1,136 @@
+"""Properties of the reference engine that the conformance suites cannot see: memory, depth, speed paths.
+
+These tests use the reference engine only; tests/test_reference_vs_torch.py compares it with torch.
+"""
+import gc
+import sys
+import tracemalloc
+import weakref
+
+import numpy as np
+
+import reference as ag
+
+
+def test_backward_releases_saved_arrays():
+    """After a backward without retain_graph, the arrays a node saved are freed (RETAIN-1)."""
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 2
+    saved = weakref.ref(a._array)
+    y = (a * a).sum()  # MulBackward0 keeps `a` alive
+    del a
+    gc.collect()
+    assert saved() is not None
+    y.backward()
+    assert saved() is None
+
+
+def test_retain_graph_keeps_saved_arrays_until_the_last_backward():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    a = x.exp()
+    saved = weakref.ref(a._array)
+    y = a.sum()
+    del a
+    y.backward(retain_graph=True)
+    assert saved() is not None
+    y.backward()
+    assert saved() is None
+
+
+def test_graph_is_freed_by_reference_counting_alone():
+    """No reference cycles: a dropped graph disappears without the cycle collector."""
+    gc.disable()
+    try:
+        x = ag.tensor([1.0, 2.0], requires_grad=True)
+        out = ag.tanh(ag.sigmoid(x * x) @ ag.exp(x)) / 3 - ag.relu(x).sum()
+        node = weakref.ref(out.grad_fn)
+        result = weakref.ref(out)
+        del out
+        assert node() is None and result() is None
+    finally:
+        gc.enable()
+
+
+def test_memory_does_not_grow_over_10000_training_steps():
+    """A small MLP trained for 10,000 steps (forward, backward, SGD step) keeps a flat memory profile."""
+    ag.manual_seed(0)
+    net = ag.nn.Sequential(ag.nn.Linear(4, 16), ag.nn.Tanh(), ag.nn.Linear(16, 1))
+    opt = ag.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    x, target = ag.randn(8, 4), ag.randn(8, 1)
+    loss_fn = ag.nn.MSELoss()
+
+    def step():
+        opt.zero_grad()
+        loss_fn(net(x), target).backward()
+        opt.step()
+
+    for _ in range(200):
+        step()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(1000):
+            step()
+        baseline = tracemalloc.get_traced_memory()[0]
+        for _ in range(8800):
+            step()
+        grown = tracemalloc.get_traced_memory()[0] - baseline
+    finally:
+        tracemalloc.stop()
+    assert grown < 64 * 1024, f"memory grew by {grown} bytes over 8,800 steps"
+
+
+def test_backward_through_a_chain_of_10000_ops_does_not_recurse():
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        x = ag.tensor(1.5, requires_grad=True)
+        y = x
+        for _ in range(10_000):
+            y = y * 1.0 + 0.0
+        y.backward()
+        assert x.grad.item() == 1.0
+        del y  # freeing the chain must not recurse either
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_create_graph_through_a_chain_of_10000_ops():
+    x = ag.tensor(2.0, requires_grad=True)
+    y = x
+    for _ in range(5_000):
+        y = y * 1.0
+    y = y * y
+    g, = ag.autograd.grad(y, x, create_graph=True)
+    gg, = ag.autograd.grad(g, x)
+    assert g.item() == 4.0 and gg.item() == 2.0
+
+
+def test_results_without_grad_record_nothing():
+    """The fast path: no node when grad mode is off or no input requires grad (LEAF-2, MODE-1)."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    with ag.no_grad():
+        assert (x * 2).grad_fn is None
+    assert (ag.tensor([1.0]) * 2).grad_fn is None
+
+
+def test_tensors_always_hold_arrays():
+    """NumPy returns scalars for 0-dim results; the engine keeps arrays (in-place ops need them)."""
+    x = ag.tensor(2.0, requires_grad=True)
+    for t in (x * 3, ag.exp(x), x.sum(), x.mean(), ag.tensor([1.0, 2.0]) @ ag.tensor([3.0, 4.0]), x.reshape(1)[0]):
+        assert type(t._array) is np.ndarray
+
+
+def test_to_numpy_is_a_copy_without_graph():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    values = ag.to_numpy(y)
+    values[0] = 100.0
+    assert y.tolist() == [2.0, 4.0] and isinstance(values, np.ndarray)
+
+
+def test_metadata():
+    assert ag.name == "reference" and ag.version
+    from harness.contract import CAPABILITIES, missing_core_names
+    assert ag.capabilities == frozenset(CAPABILITIES)
+    assert missing_core_names(ag) == []
