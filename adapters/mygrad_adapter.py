@@ -35,7 +35,7 @@ name = "mygrad"
 version = _dist_version("mygrad")
 capabilities = frozenset({"core", "float64"})
 
-float32, float64, int64, bool = np.float32, np.float64, np.int64, np.bool_  # noqa: A001
+float32, float64, int64 = np.float32, np.float64, np.int64  # and `bool`, at the end
 
 
 class NotSupportedByEngine(Exception):
@@ -258,3 +258,6 @@ def no_grad():
 
 def to_numpy(t) -> np.ndarray:
     return np.array(t._t.data if isinstance(t, Tensor) else t, copy=True)
+
+
+bool = np.bool_  # noqa: A001 - torch's dtype name (shadows the builtin here)

@@ -41,7 +41,7 @@ name = "tinygrad"
 version = _dist_version("tinygrad")
 capabilities = frozenset({"core", "float64"})
 
-float32, float64, int64, bool = dtypes.float32, dtypes.float64, dtypes.int64, dtypes.bool  # noqa: A001
+float32, float64, int64 = dtypes.float32, dtypes.float64, dtypes.int64  # and `bool`, at the end
 
 _NO_GRAPH = ("tinygrad records no autograd graph nodes (gradients are derived from its lazy UOp "
              "graph), so tensors have no {}")
@@ -79,7 +79,7 @@ class Tensor:
 
     @property
     def requires_grad(self):
-        return bool(self._t.requires_grad)
+        return self._t.requires_grad is True
 
     @requires_grad.setter
     def requires_grad(self, flag) -> None:
@@ -254,3 +254,6 @@ class no_grad:  # noqa: N801 - torch's name
 
 def to_numpy(t) -> np.ndarray:
     return np.array(_data(t).numpy() if isinstance(t, (Tensor, _TinyTensor)) else t, copy=True)
+
+
+bool = dtypes.bool  # noqa: A001 - torch's dtype name (shadows the builtin here)
