@@ -1,0 +1,201 @@
+"""detach() makes a leaf that shares data but stops gradients; detach_() does it in place
+(DET-*)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from harness.checks import (build, grad_or_none, held_constant, raises_runtime_error,
+                            run_transformed)
+from harness.oracles import assert_close, finite_difference_grads
+from harness.strategies import SHAPING, programs
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+
+SAVE_RESULT = {"exp", "tanh", "sigmoid", "relu"}  # torch's nodes for these save their output
+KEEP_NO_INPUT = {"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index"} | SAVE_RESULT
+CHANGES = {"zero_()": lambda t: t.zero_(), "mul_(2.0)": lambda t: t.mul_(2.0),
+           "add_(1.0)": lambda t: t.add_(1.0)}
+
+
+def _recorded_nodes(program, views=True):
+    """Nodes that require grad and feed the output (views too, unless `views` is False)."""
+    return [node for node in program.nodes if program.requires_grad(node.name)
+            and node.name in program.ancestors() and (views or node.op not in SHAPING)]
+
+
+@behaviour("DET-1")
+@given(data=st.data())
+def test_detach_gives_a_leaf_without_grad_with_the_same_values(engine, data):
+    """x.detach() has x's values and shape, does not require grad, is a leaf without grad_fn, and
+    leaves x itself unchanged."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    name = data.draw(st.sampled_from([leaf.name for leaf in program.leaves]
+                                     + [node.name for node in program.nodes]), label="detached")
+    tensors = build(program, engine, f"d = {name}.detach()")
+    original = tensors[name]
+    flag = bool(original.requires_grad)
+    detached = original.detach()
+    assert not detached.requires_grad, f"{name}.detach() requires grad"
+    assert detached.is_leaf and detached.grad_fn is None, f"{name}.detach() is not a plain leaf"
+    assert np.array_equal(engine.to_numpy(detached), engine.to_numpy(original)), (
+        f"{name}.detach() has other values than {name}")
+    assert bool(original.requires_grad) == flag, f"{name}.detach() changed {name}.requires_grad"
+
+
+@behaviour("DET-1")
+@needs("inplace")
+@given(data=st.data(), factor=st.sampled_from([0.0, 2.0, -3.0]))
+def test_changes_through_detach_are_seen_by_the_original(engine, data, factor):
+    """detach() shares storage: an in-place change of the detached tensor is visible in the
+    original."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    name = data.draw(st.sampled_from([node.name for node in program.nodes]
+                                     or [program.leaves[0].name]), label="detached")
+    tensors = build(program, engine, f"{name}.detach().mul_({factor})")
+    before = engine.to_numpy(tensors[name])
+    tensors[name].detach().mul_(factor)
+    after = engine.to_numpy(tensors[name])
+    assert np.allclose(after, before * factor), (
+        f"after {name}.detach().mul_({factor}), {name} is {after.tolist()}, expected "
+        f"{(before * factor).tolist()}")
+
+
+@behaviour("DET-2")
+@given(data=st.data())
+def test_gradients_do_not_flow_through_a_detached_branch(engine, data):
+    """A detached node is a constant: gradients equal the finite differences of the program with
+    that node held at its value; leaves reached only through it get no gradient."""
+    program = data.draw(programs(engine), label="program")
+    candidates = [node.name for node in _recorded_nodes(program) if node.name != program.output]
+    if not candidates:
+        return  # nothing but the output to detach (hypothesis moves on to richer programs)
+    detached = data.draw(st.sets(st.sampled_from(candidates), min_size=1), label="detached")
+    constant = held_constant(program, detached)
+    if not constant.grad_leaves():
+        return  # every path from a requiring leaf is cut
+
+    def around(name, compute):
+        return compute().detach() if name in detached else compute()
+
+    tensors = run_transformed(program, engine, around,
+                              f"# nodes {sorted(detached)} replaced by their .detach()",
+                              "out.backward()")
+    tensors[program.output].backward()
+    expected = finite_difference_grads(constant)
+    for leaf in program.leaves:
+        grad = grad_or_none(engine, tensors[leaf.name])
+        if leaf.name in expected:
+            assert grad is not None, f"{leaf.name} has a path around the detached nodes"
+            assert_close(grad, expected[leaf.name], dtype=program.dtype,
+                         oracle="finite-difference with the detached nodes held constant",
+                         what=f"{leaf.name}.grad")
+        else:
+            assert grad is None, (f"{leaf.name} reaches the output only through detached nodes, "
+                                  f"but got .grad {grad.tolist()}")
+
+
+@behaviour("DET-2")
+def test_seed_detached_square(ag):
+    """z = x**2 (detached) * x + x**2 at x = 3 gives dz/dx = 9 + 6 = 15."""
+    x = ag.tensor(3.0, requires_grad=True)
+    y = x ** 2
+    z = y.detach() * x + y
+    z.backward()
+    assert x.grad.item() == 15.0, f"x.grad is {x.grad.item()}, expected 9 + 6 = 15"
+
+
+@behaviour("DET-3")
+@needs("inplace")
+@given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
+def test_detach_shares_the_version_counter(engine, data, change):
+    """A tensor saved for backward and modified in place through a detach() alias makes backward
+    raise: detach() shares the version counter."""
+    program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    tensors = build(program, engine, "y = torch.tanh(out)  # saves y", f"y.detach().{change}",
+                    "y.sum().backward()  # must raise")
+    y = engine.ns.tanh(tensors[program.output])
+    version = y._version
+    alias = y.detach()
+    CHANGES[change](alias)
+    assert y._version > version, "an in-place change through detach() did not bump _version"
+    with raises_runtime_error():
+        y.sum().backward()
+
+
+@behaviour("DET-5")
+@needs("inplace")
+@given(data=st.data())
+def test_detach_in_place_turns_a_non_leaf_into_a_leaf(engine, data):
+    """y.detach_() returns y itself, now a leaf that does not require grad, without grad_fn."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    candidates = _recorded_nodes(program, views=False)
+    if not candidates:
+        return
+    name = data.draw(st.sampled_from(candidates), label="node").name
+    tensors = build(program, engine, f"r = {name}.detach_()")
+    y = tensors[name]
+    before = engine.to_numpy(y)
+    result = y.detach_()
+    assert result is y, f"{name}.detach_() returned another object"
+    assert not y.requires_grad, f"{name} still requires grad after detach_()"
+    assert y.is_leaf and y.grad_fn is None, f"{name} is not a leaf after detach_()"
+    assert np.array_equal(engine.to_numpy(y), before), f"{name}.detach_() changed its values"
+
+
+@behaviour("DET-6")
+@needs("inplace")
+@given(data=st.data())
+def test_detach_in_place_of_a_view_raises(engine, data):
+    """Views (slices of a result that requires grad) cannot be detached in place."""
+    program = data.draw(programs(engine, output="vector", requires_grad="all", max_ops=3),
+                        label="program")
+    tensors = build(program, engine, "out[0:1].detach_()  # must raise")
+    with raises_runtime_error():
+        tensors[program.output][0:1].detach_()
+
+
+@behaviour("DET-7")
+@needs("inplace")
+@given(data=st.data())
+def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
+    """detach_() after the forward pass leaves the recorded graph intact: the gradients are those
+    of the unmodified program. (Torch raises instead when a node saved the detached tensor for
+    backward, so only tensors that no node saved are detached here.)"""
+    program = data.draw(programs(engine), label="program")
+    consumers = {}
+    for node in program.nodes:
+        for arg in node.args:
+            consumers.setdefault(arg, set()).add(node.op)
+    candidates = [node.name for node in _recorded_nodes(program, views=False)
+                  if node.name != program.output and node.op not in SAVE_RESULT
+                  and consumers.get(node.name, set()) <= KEEP_NO_INPUT]
+    if not candidates:
+        return
+    chosen = data.draw(st.sets(st.sampled_from(candidates), min_size=1), label="detached")
+    tensors = build(program, engine, *[f"{name}.detach_()" for name in sorted(chosen)],
+                    "out.backward()")
+    for name in sorted(chosen):
+        tensors[name].detach_()
+    tensors[program.output].backward()
+    expected = finite_difference_grads(program)
+    for leaf in program.grad_leaves():
+        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
+                     dtype=program.dtype, oracle="finite-difference of the whole program",
+                     what=f"{leaf.name}.grad")
+
+
+@behaviour("DET-8")
+@needs("inplace")
+@given(data=st.data())
+def test_detach_in_place_on_a_leaf_clears_requires_grad(engine, data):
+    """detach_() on a leaf that requires grad sets requires_grad=False; it stays a leaf."""
+    program = data.draw(programs(engine, requires_grad="all", max_ops=1), label="program")
+    leaf = data.draw(st.sampled_from(program.leaves), label="leaf")
+    tensors = build(program, engine, f"{leaf.name}.detach_()")
+    tensor = tensors[leaf.name]
+    assert tensor.detach_() is tensor, f"{leaf.name}.detach_() returned another object"
+    assert not tensor.requires_grad and tensor.is_leaf, (
+        f"{leaf.name} after detach_(): requires_grad={tensor.requires_grad}, "
+        f"is_leaf={tensor.is_leaf}")
