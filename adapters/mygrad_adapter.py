@@ -25,6 +25,7 @@ a test expecting torch's RuntimeError cannot pass on it).
 
 from __future__ import annotations
 
+import builtins
 from importlib.metadata import version as _dist_version
 
 import mygrad as mg
@@ -107,7 +108,10 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """mygrad fixes `constant` when a tensor is made; for a leaf, the translation is mygrad's
-        own idiom, a new leaf over the same memory with the other flag (mygrad validates it)."""
+        own idiom, a new leaf over the same memory with the other flag (mygrad validates it).
+        Asking for the flag a tensor already has changes nothing, in any engine."""
+        if builtins.bool(requires_grad) == self.requires_grad:
+            return self
         if self._t.creator is not None:
             raise NotSupportedByEngine("mygrad cannot change `constant` of a tensor made by an op")
         self._t = _make(self._t, constant=not requires_grad, copy=False)

@@ -1,0 +1,79 @@
+"""The third-party adapters (mygrad, tinygrad) load through the harness and run a small program.
+
+Each test is skipped, with the reason, when its engine is not installed (pip install mygrad==2.5.0
+tinygrad==0.12.0; see docs/third-party-engines.md).
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.engines import load_engine
+from harness.oracles import assert_close, finite_difference_grads
+from harness.program import Leaf, Node, Program
+
+ENGINES = {"mygrad": "mygrad", "tinygrad": "tinygrad"}  # short name -> the package it needs
+ADAPTERS = Path(__file__).resolve().parent.parent / "adapters"
+
+
+def _engine(short_name):
+    pytest.importorskip(ENGINES[short_name],
+                        reason=f"{ENGINES[short_name]} is not installed (see docs/third-party-engines.md)")
+    return load_engine(short_name)
+
+
+# x0 (2x2) and x1 (2,) require grad, x2 does not; every op of the op set once or more.
+PROGRAM = Program(
+    "float32",
+    (Leaf("x0", np.array([[0.5, -1.0], [1.5, 2.0]]), True),
+     Leaf("x1", np.array([0.75, -0.5]), True),
+     Leaf("x2", np.array([[1.0, 2.0], [3.0, 0.5]]), False)),
+    (Node("v3", "matmul", ("x0", "x2")), Node("v4", "add", ("v3", "x1")),
+     Node("v5", "tanh", ("v4",)), Node("v6", "transpose", ("v5",)),
+     Node("v7", "mul", ("v6", "x0")), Node("v8", "sigmoid", ("v7",)),
+     Node("v9", "sum", ("v8",), 0), Node("v10", "pow", ("v9",), 2),
+     Node("v11", "index", ("v10",), (0, 2)), Node("v12", "reshape", ("v11",), (1, 2)),
+     Node("v13", "exp", ("v12",)), Node("v14", "mean", ("v13",), None)),
+    "v14")
+
+
+@pytest.mark.parametrize("short_name", sorted(ENGINES))
+def test_adapter_loads_with_its_engine_version(short_name):
+    from importlib.metadata import version
+    engine = _engine(short_name)
+    assert engine.name == short_name
+    assert engine.version == version(ENGINES[short_name])
+    assert {"core", "float64"} <= engine.capabilities
+
+
+@pytest.mark.parametrize("short_name", sorted(ENGINES))
+def test_adapter_runs_a_small_program(short_name):
+    engine = _engine(short_name)
+    tensors = PROGRAM.run_on(engine)
+    out = tensors[PROGRAM.output]
+    assert out.item() == pytest.approx(float(PROGRAM.evaluate()[PROGRAM.output]), rel=1e-5)
+    out.backward()
+    expected = finite_difference_grads(PROGRAM)
+    for leaf in PROGRAM.grad_leaves():
+        assert_close(engine.to_numpy(tensors[leaf.name].grad), expected[leaf.name],
+                     dtype="float32", oracle="finite-difference", what=f"{leaf.name}.grad")
+    assert tensors["x2"].grad is None
+
+
+@pytest.mark.parametrize("short_name", sorted(ENGINES))
+def test_unsupported_requests_are_not_runtime_errors(short_name):
+    """A torch feature the engine lacks must not raise RuntimeError: a test expecting torch's
+    RuntimeError would then pass on the adapter's refusal instead of the engine's behaviour."""
+    engine = _engine(short_name)
+    ag = engine.ns
+    assert not issubclass(ag.NotSupportedByEngine, RuntimeError)
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(ag.NotSupportedByEngine):
+        (x * x).sum().backward(create_graph=True)
+
+
+@pytest.mark.parametrize("short_name", sorted(ENGINES))
+def test_adapter_stays_short(short_name):
+    lines = (ADAPTERS / f"{short_name}_adapter.py").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 300, f"{short_name}_adapter.py has {len(lines)} lines"
