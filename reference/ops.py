@@ -401,7 +401,29 @@ class ReluBackward0(Node):
 
     def backward(self, grad):
         result, = self.saved(grad)
+        if isinstance(grad, Tensor):
+            return (threshold_backward(grad, result),)
         return (grad * (result > 0),)  # relu'(0) = 0 (GRAD-6)
+
+
+class ThresholdBackwardBackward0(Node):
+    """relu's backward as a recorded op (create_graph): zero, not absent, gradient w.r.t. the result."""
+
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad * (result > 0) if self.needs_grad(0) else None,
+                grad * 0 if self.needs_grad(1) else None)
+
+
+def threshold_backward(grad, result):
+    out = np.multiply(grad._array, result._array > 0, out=...)
+    if _state.enabled and (grad._requires_grad or result._requires_grad):
+        node = ThresholdBackwardBackward0(grad, result)
+        node.save(result)
+        return make(out, True, node)
+    return make(out)
 
 
 def relu(a):
@@ -432,7 +454,20 @@ class AbsBackward0(Node):
 
     def backward(self, grad):
         a, = self.saved(grad)
-        return (grad * ((a > 0) * 1.0 - (a < 0) * 1.0),)  # abs'(0) = 0 (GRAD-6)
+        return (grad * (sgn(a) if isinstance(a, Tensor) else np.sign(a)),)  # abs'(0) = 0 (GRAD-6)
+
+
+class SgnBackward0(Node):
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+def sgn(a):
+    """The sign, whose gradient is zero (GRAD-5), not absent."""
+    out = np.sign(a._array, out=...)
+    if _state.enabled and a._requires_grad:
+        return make(out, True, SgnBackward0(a))
+    return make(out)
 
 
 def abs(a):
@@ -606,7 +641,7 @@ class TransposeBackward0(Node):
     __slots__ = ("dims",)
 
     def backward(self, grad):
-        return (swap_dims(grad, *self.dims),)
+        return (swap_dims(grad, *self.dims) if self.dims else grad,)
 
 
 class TBackward0(TransposeBackward0):
@@ -619,15 +654,12 @@ class PermuteBackward0(TransposeBackward0):
 
 def _transposed(a, dim0, dim1, node_class):
     x = a._array
-    if x.ndim < 2:
-        dims = (0, 0)
-    else:
-        dims = _dims(a, dim0)[0], _dims(a, dim1)[0]
+    dims = (_dims(a, dim0)[0], _dims(a, dim1)[0]) if x.ndim >= 2 else None
     node = None
     if _state.enabled and a._requires_grad:
         node = node_class(a)
         node.dims = dims
-    return _view(a, np.swapaxes(x, *dims) if x.ndim >= 2 else x.view(), node)
+    return _view(a, np.swapaxes(x, *dims) if dims else x.view(), node)
 
 
 def transpose(a, dim0, dim1):

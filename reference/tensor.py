@@ -350,6 +350,7 @@ class Tensor:
     def relu(self): return ops.relu(self)
     def sqrt(self): return ops.sqrt(self)
     def abs(self): return ops.abs(self)
+    def sgn(self): return ops.sgn(self)
     def sum(self, dim=None, keepdim=False): return ops.sum(self, dim, keepdim)
     def mean(self, dim=None, keepdim=False): return ops.mean(self, dim, keepdim)
     def reshape(self, *shape): return ops.reshape(self, shape)
