@@ -94,7 +94,7 @@ def error_text(report) -> tuple[str, str]:
     full failure text."""
     crash = getattr(report.longrepr, "reprcrash", None)
     full = report.longreprtext if report.longrepr is not None else ""
-    message = crash.message if crash is not None else full
+    message = crash.message if crash is not None else str(report.longrepr or "")
     return _HYPOTHESIS_NOTES.split(message, maxsplit=1)[0].rstrip(), full
 
 

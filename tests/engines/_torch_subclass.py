@@ -2,7 +2,6 @@
 subclass that overrides one or two things. Not engines anyone should test; they exist to fail."""
 
 import sys
-import types
 
 import numpy as np
 import torch
@@ -10,7 +9,7 @@ import torch
 from adapters import torch_adapter
 
 
-def engine_module(module_name: str, tensor_class: type, *, version: str = "0.0-broken"):
+def engine_module(module_name: str, tensor_class: type, *, version: str = "0.0-broken") -> None:
     """Turn module `module_name` into an adapter: torch's namespace whose factories return
     `tensor_class`, with the torch adapter's capabilities."""
     module = sys.modules[module_name]
@@ -29,4 +28,3 @@ def engine_module(module_name: str, tensor_class: type, *, version: str = "0.0-b
         setattr(module, factory_name, factory(getattr(torch, factory_name)))
     module.to_numpy = lambda tensor: np.asarray(tensor.detach().cpu().numpy())
     module.__getattr__ = lambda attribute: getattr(torch, attribute)
-    return types.SimpleNamespace()

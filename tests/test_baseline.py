@@ -1,0 +1,75 @@
+"""The baseline of known gaps: exact matching rules, strict expected failures, skip mode, and
+--write-baseline, so that an engine adopts the suite in one step and the baseline only shrinks."""
+
+import pytest
+
+from harness.baseline import matches, parse_baseline
+from tests.conformance_run import run_suites
+
+BROKEN = "tests.engines.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
+LEAF_3_TEST = "suites/test_leaves.py::test_results_requiring_grad_are_non_leaves"
+SELECTION = ("suites/test_leaves.py", "--engine", BROKEN, "--behaviour", "LEAF-3", "--behaviour", "LEAF-8", "--no-report")
+
+
+def test_comments_and_blank_lines_are_not_entries():
+    entries = parse_baseline("# header\n\nLEAF-6  # keeps intermediate grads\n"
+                             "suites/test_x.py::test_y[eng]\n   # indented comment\n")
+    assert [(e.text, e.why, e.line) for e in entries] == [
+        ("LEAF-6", "keeps intermediate grads", 3), ("suites/test_x.py::test_y[eng]", "", 4)]
+
+
+@pytest.mark.parametrize("entry, expected", [
+    ("suites/test_x.py::test_y[mygrad]", True),    # the exact test id
+    ("suites/test_x.py::test_y", True),            # the test id without its parameters
+    ("LEAF-6", True),                              # a behaviour the test checks
+    ("suites/test_x.py::test_y[torch]", False),    # another engine
+    ("suites/test_x.py::test_", False),            # no prefixes
+    ("suites/test_x.py", False),                   # no modules
+    ("LEAF-", False),
+    ("LEAF-60", False),
+    ("suites/test_x.py::test_y[*]", False),        # no globs
+])
+def test_an_entry_matches_exactly(entry, expected):
+    assert matches(entry, "suites/test_x.py::test_y[mygrad]", ["LEAF-5", "LEAF-6"]) is expected
+
+
+def test_a_written_baseline_makes_the_next_run_pass_until_a_gap_is_fixed(tmp_path):
+    baseline = tmp_path / "baseline.txt"
+    first = run_suites(*SELECTION, f"--write-baseline={baseline}")
+    assert first.returncode == 1, first.stdout
+    text = baseline.read_text()
+    assert f"{LEAF_3_TEST}[script-errors]  # AssertionError: " in text
+    assert "# RuntimeError: retain_grad is <b>not</b> supported" in text
+
+    adopted = run_suites(*SELECTION, f"--baseline={baseline}", "-rxX")
+    assert adopted.returncode == 0, adopted.stdout
+    assert "xfailed" in adopted.stdout.splitlines()[-1] and "failed" not in \
+        adopted.stdout.splitlines()[-1].replace("xfailed", "")
+
+    fixed = run_suites(*SELECTION, f"--baseline={baseline}",
+                       env={"SCRIPT_ERRORS_FIXED": "is_leaf"})
+    assert fixed.returncode == 1, fixed.stdout
+    assert f"FAILED {LEAF_3_TEST}[script-errors]" in fixed.stdout
+    assert "XPASS(strict)" in fixed.stdout
+
+
+def test_skip_mode_does_not_run_baselined_tests_and_unlisted_failures_still_fail(tmp_path):
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text(f"{LEAF_3_TEST}  # is_leaf is always True\n"
+                        "LEAF-99  # a behaviour the catalog has not got\n"
+                        "suites/test_leaves.py::test_no_such_test\n")
+    run = run_suites(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip", "-rfs")
+    assert run.returncode == 1, run.stdout  # LEAF-8's failures are not listed
+    assert f"baseline {baseline}:1: {LEAF_3_TEST} (is_leaf is always True)" in run.stdout
+    assert "FAILED suites/test_leaves.py::test_retain_grad_keeps_a_non_leaf_gradient" in run.stdout
+    for line in (2, 3):
+        assert f"{baseline}:{line}: baseline entry" in run.stdout
+        assert "matches no collected test" in run.stdout
+
+
+def test_a_behaviour_id_entry_excuses_every_test_of_that_behaviour(tmp_path):
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text("LEAF-3  # is_leaf\nLEAF-8  # retain_grad\n")
+    run = run_suites(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip")
+    assert run.returncode == 0, run.stdout
+    assert "script-errors: 0/2 behaviours pass at level strict (2 known gaps)" in run.stdout
