@@ -13,6 +13,9 @@ returns its saved values in the same form as the incoming gradient.
 
 This module must not know any op: the op set lives in `ops.py`.
 """
+import heapq
+import itertools
+import math
 import warnings
 import weakref
 
@@ -33,6 +36,7 @@ INFERENCE_SAVE_MESSAGE = (
     "normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
 )
 _NO_EDGE = (None, 0)
+_creation_order = itertools.count()
 
 
 class Node:
@@ -43,11 +47,12 @@ class Node:
     RETAIN-3: add, sum, views... save nothing and can be backpropagated twice).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
 
     def __init__(self, *inputs):
+        self._sequence = -next(_creation_order)  # the walk runs later nodes first, like torch
         self.next_functions = (edge(inputs[0]),) if len(inputs) == 1 else tuple(map(edge, inputs))
         self._saved = ()
         self._versions = ()
@@ -119,6 +124,7 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):  # noqa: super().__init__ would assign the hooks property below
+        self._sequence = -math.inf  # torch runs a leaf's accumulation as soon as it is ready
         self.next_functions = ()
         self._saved = ()
         self._versions = ()
@@ -181,10 +187,13 @@ def _modified_message(tensor, expected, node):
 
 
 def _forward_name(node):
-    """'MulBackward0' -> 'Mul': torch 2.13 names the forward op in the version error (INP-5)."""
-    name = type(node).__name__
-    cut = name.rfind("Backward")
-    return name[:cut] if cut > 0 else name
+    """How torch 2.13 names a tensor's producer in the version error (INP-5): 'MulBackward0' -> 'Mul',
+    'SumBackward1' -> 'Sum1'; names without a numbered 'Backward' stay as `name()` gives them."""
+    name = node.name()
+    base, found, number = name.rpartition("Backward")
+    if not found or not number.isdigit():
+        return name
+    return base if number == "0" else base + number
 
 
 def _count_dependents(roots):
@@ -227,7 +236,9 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     """Propagate `grads` from the `roots` nodes through the graph.
 
     Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
-    delivered, with the sum of what arrived (MISC-1, HOOK-10). With `targets` None every reached leaf
+    delivered, with the sum of what arrived (MISC-1, HOOK-10); among the nodes ready to run, the
+    most recently created one goes first, which is torch's order (it decides, for instance, which
+    modified saved tensor an error names first). With `targets` None every reached leaf
     accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
     (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
@@ -238,12 +249,13 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
         pending[node] = pending[node] + grad if node in pending else grad
     dependents = _count_dependents(pending)
     needed = None if targets is None else _leading_to(pending, targets)
-    ready = [node for node in pending if node not in dependents]
+    ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
+    heapq.heapify(ready)
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while ready:
-            node = ready.pop()
+            node = heapq.heappop(ready)[2]
             grad = pending.pop(node, None)
             outputs = ()
             if grad is not None:
@@ -264,7 +276,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
                 left = dependents[child] - 1
                 dependents[child] = left
                 if not left:
-                    ready.append(child)
+                    heapq.heappush(ready, (child._sequence, id(child), child))
     finally:
         grad_mode.state.enabled = previous
 

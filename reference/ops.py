@@ -759,6 +759,9 @@ class CopySlices(Node):
 
     __slots__ = ("shape", "key", "value_meta")
 
+    def name(self):
+        return "torch::autograd::CopySlices"
+
     def backward(self, grad):
         kept = None
         if self.needs_grad(0):
@@ -1042,6 +1045,9 @@ def fill_(a, value):
 
 class CopyBackwards(Node):
     __slots__ = ("src_meta",)
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
 
     def backward(self, grad):
         return (grad * 0 if self.needs_grad(0) else None,
