@@ -1,0 +1,119 @@
+"""Shared plumbing for the mutants built on torch.
+
+A torch mutant is a module that (1) re-exports the torch adapter's namespace through a module
+`__getattr__`, overriding a few names, and (2) at import, patches torch *in its own process* (the
+conformance run against a mutant always runs in a pytest subprocess, see tests/test_broken_engines.py,
+so nothing leaks into other runs). Patches go on the Python class `torch.Tensor` (which shadows the
+C base class `torch._C.TensorBase`), or into a `TorchFunctionMode` entered for the whole process.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from adapters import torch_adapter
+
+version = torch_adapter.version
+capabilities = torch_adapter.capabilities
+_TensorBase = torch._C.TensorBase
+_ORIGINAL_BACKWARD = torch.Tensor.backward
+
+
+def delegate(attribute):
+    """A mutant module's `__getattr__`: everything it does not override is the torch adapter's."""
+    if attribute.startswith("__"):
+        raise AttributeError(attribute)
+    return getattr(torch_adapter, attribute)
+
+
+class Namespace:
+    """A sub-namespace (`nn`, `optim`, `autograd`, ...) with a few names overridden."""
+
+    def __init__(self, target, **overrides):
+        self._target = target
+        self.__dict__.update(overrides)
+
+    def __getattr__(self, attribute):
+        return getattr(self._target, attribute)
+
+
+def patch_backward(wrapper):
+    """Replace `Tensor.backward` by `wrapper(original, tensor, gradient, retain_graph,
+    create_graph, inputs)`, with torch's defaults filled in."""
+    original = torch.Tensor.backward
+
+    @functools.wraps(original)
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        return wrapper(original, self, gradient, retain_graph, create_graph, inputs)
+
+    torch.Tensor.backward = backward
+
+
+def call_backward(original, tensor, gradient, retain_graph, create_graph, inputs):
+    return original(tensor, gradient, retain_graph, create_graph, inputs)
+
+
+def base_property(name):
+    return _TensorBase.__dict__[name]
+
+
+def patch_property(name, getter=None, setter=None):
+    """Shadow the C attribute `name` of every tensor with a Python property; `getter(base_get,
+    tensor)` and `setter(base_set, tensor, value)` default to the original behaviour."""
+    descriptor = base_property(name)
+
+    def get(self):
+        return getter(descriptor.__get__, self) if getter else descriptor.__get__(self)
+
+    def set_(self, value):
+        if setter:
+            setter(descriptor.__set__, self, value)
+        else:
+            descriptor.__set__(self, value)
+
+    setattr(torch.Tensor, name, property(get, set_))
+
+
+def graph_leaves(tensor) -> list:
+    """The leaves that `tensor`'s backward would accumulate into (its AccumulateGrad nodes)."""
+    found, seen, stack = [], set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        variable = getattr(node, "variable", None)
+        if variable is not None:
+            found.append(variable)
+        stack.extend(next_node for next_node, _ in getattr(node, "next_functions", ()))
+    if tensor.grad_fn is None and tensor.requires_grad:
+        found.append(tensor)
+    return found
+
+
+class ResultMode(TorchFunctionMode):
+    """A torch-function mode that passes every op's result through `self.on_result(func, args,
+    result)`; enter it for the process with `install()`."""
+
+    def on_result(self, func, args, result):
+        return result
+
+    def __torch_function__(self, func, types_, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        return self.on_result(func, args, result)
+
+    def install(self):
+        self.__enter__()
+        return self
+
+
+def tensors_in(args):
+    return [arg for arg in args if isinstance(arg, torch.Tensor)]
+
+
+def module(name: str, **attributes) -> types.SimpleNamespace:  # pragma: no cover - convenience
+    return types.SimpleNamespace(__name__=name, **attributes)

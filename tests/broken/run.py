@@ -1,0 +1,78 @@
+"""Run the conformance suites against one engine in a subprocess and read back what happened.
+
+Used by tests/test_broken_engines.py and scripts/kill_rate.py. Each run is a fresh process, so a
+mutant's process-local patches never reach another run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Run:
+    engine: str
+    behaviours: tuple[str, ...]
+    returncode: int
+    records: list[dict]
+    output: str
+    seconds: float
+    command: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[dict]:
+        return [record for record in self.records if record["outcome"] == "failed"]
+
+    def failed_for(self, behaviour: str) -> list[dict]:
+        return [record for record in self.failed if behaviour in record["behaviours"]]
+
+    def examples_to_fail(self, behaviour: str | None = None) -> int | None:
+        """Fewest examples hypothesis needed to hit a failure (of `behaviour`, if given)."""
+        found = [record["first_failure"] for record in
+                 (self.failed_for(behaviour) if behaviour else self.failed)
+                 if record["first_failure"] is not None]
+        return min(found) if found else None
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.output.splitlines()[-lines:])
+
+
+def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
+                   extra=()) -> list[str]:
+    command = [sys.executable, "-m", "pytest", "suites", "--engine", engine, "-q", "-rf",
+               "-p", "no:cacheprovider", "-p", "tests.broken._probe",
+               "--hypothesis-profile", profile, "--no-report"]
+    for behaviour in behaviours:
+        command += ["--behaviour", behaviour]
+    if stop_first:
+        command.append("-x")
+    return command + list(extra)
+
+
+def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
+               extra=(), timeout: float = 600) -> Run:
+    """`pytest suites --engine ENGINE --behaviour ID...` in a subprocess with the probe plugin."""
+    command = pytest_command(engine, behaviours, profile=profile, stop_first=stop_first,
+                             extra=extra)
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("AUTOGRAD_ENGINE", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS",
+                                  "PYTEST_XDIST_TESTRUNUID")}
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / "probe.json"
+        environment["BROKEN_PROBE_OUT"] = str(probe)
+        started = time.perf_counter()
+        completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                                   timeout=timeout, env=environment)
+        seconds = time.perf_counter() - started
+        records = json.loads(probe.read_text()) if probe.exists() else []
+    return Run(engine, tuple(behaviours), completed.returncode, records,
+               completed.stdout + completed.stderr, seconds, command)

@@ -1,0 +1,27 @@
+"""Breaks REQ-8. A binary operator's result requires grad only if its *first* operand does (the
+engine checks `self.requires_grad` only), so `c * x` with only x requiring grad is cut from the graph."""
+
+import torch
+
+from tests.broken import _torch
+from tests.broken._torch import delegate as __getattr__  # noqa: F401 - the rest is torch
+
+name = __name__.rpartition(".")[2]
+version = _torch.version
+capabilities = _torch.capabilities
+
+_OPERATORS = {torch.Tensor.__add__, torch.Tensor.__sub__, torch.Tensor.__mul__,
+              torch.Tensor.__truediv__, torch.Tensor.__matmul__, torch.Tensor.__radd__,
+              torch.Tensor.__rsub__, torch.Tensor.__rmul__, torch.Tensor.__rtruediv__}
+
+
+class _FirstOperandOnly(_torch.ResultMode):
+    def on_result(self, func, args, result):
+        if (func in _OPERATORS and isinstance(result, torch.Tensor) and len(args) == 2
+                and isinstance(args[0], torch.Tensor) and not args[0].requires_grad
+                and result.requires_grad):
+            return result.detach()
+        return result
+
+
+_FirstOperandOnly().install()
