@@ -24,6 +24,8 @@ _HYPOTHESIS_NOTES = re.compile(r"\n(?=Falsifying example:|Failing test case:|Dra
 
 @dataclass
 class TestRecord:
+    __test__ = False  # not a pytest test class
+
     nodeid: str
     engine: str | None = None
     behaviours: list[str] = field(default_factory=list)

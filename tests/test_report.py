@@ -1,0 +1,154 @@
+"""The report of a conformance run: the summary line per engine, the JSON results, JUnit XML
+properties, and a self-contained HTML file that escapes everything an engine says."""
+
+import base64
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from harness.report_html import SCRIPT, graph_svg, render_report
+from harness.results import (Results, TestRecord, behaviour_matrix, cell_state, engine_summaries,
+                             module_durations)
+from tests.conformance_run import run_suites
+
+HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+
+
+def fake_run(records, partial=()):
+    results = Results()
+    for record in records:
+        results.records[record.nodeid] = record
+    engines = sorted({record.engine for record in records})
+    matrix = behaviour_matrix(results, engines)
+    summaries = engine_summaries(results, engines, matrix)
+    run = {"date": "2026-01-01T00:00:00", "duration_s": 1.0, "torch": "2.13",
+           "engines": [{"name": e, "version": "1.0" + HOSTILE} for e in engines],
+           "hypothesis": "profile ci", "level": "strict", "levels": ["core", "extended", "strict"],
+           "device": "cpu", "behaviours_selected": [], "baseline": None, "workers": 0,
+           "command": "python -m pytest suites", "exit_status": 1, "partial": list(partial)}
+    return render_report(run, results, matrix, summaries, module_durations(results))
+
+
+def graph(grad_fn, is_leaf):
+    return {"error": None, "variables": [
+        {"name": "x0", "op": None, "args": [], "is_leaf": True, "requires_grad": True,
+         "grad_fn": None},
+        {"name": "v1", "op": "exp", "args": ["x0"], "is_leaf": is_leaf, "requires_grad": True,
+         "grad_fn": grad_fn}]}
+
+
+FAILED = TestRecord("suites/test_leaves.py::test_a[evil]", engine="evil", behaviours=["LEAF-3"],
+                    outcome="failed", error="RuntimeError: " + HOSTILE, traceback=HOSTILE,
+                    reproducer="import torch\nx = torch.tensor([1.0]) # " + HOSTILE,
+                    graphs={"engine": graph("<Evil>Backward", True),
+                            "torch": graph("ExpBackward0", False)})
+PASSED = TestRecord("suites/test_leaves.py::test_a[torch]", engine="torch", behaviours=["LEAF-3"])
+
+
+def test_a_behaviour_passes_only_when_all_its_tests_pass():
+    def records(*outcomes):
+        return [TestRecord(f"t{i}", outcome=o) for i, o in enumerate(outcomes)]
+    assert cell_state(records("passed", "passed")) == "passed"
+    assert cell_state(records("passed", "xpassed")) == "passed"
+    assert cell_state(records("passed", "skipped")) == "skipped"
+    assert cell_state(records("xfailed", "skipped")) == "xfailed"
+    assert cell_state(records("passed", "failed", "xfailed")) == "failed"
+    assert cell_state([]) == "notrun"
+
+
+def test_every_string_from_an_engine_is_escaped():
+    page = fake_run([FAILED, PASSED])
+    assert "<script>document" not in page and "<img" not in page
+    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in page
+    assert "&lt;Evil&gt;Backward" in page
+    assert page.count("<script") == 1  # the page's own filter script
+
+
+def test_the_page_is_self_contained_and_allows_only_its_own_script():
+    page = fake_run([FAILED, PASSED])
+    assert not re.search(r"<(link|script|img|iframe)[^>]+(src|href)=\"https?:", page)
+    assert "@import" not in page and "url(http" not in page
+    digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src &#x27;none&#x27;" in csp and f"sha256-{digest}" in csp
+    assert f"<script>{SCRIPT}</script>" in page
+
+
+def test_the_graph_picture_shows_grad_fn_names_and_marks_differences_from_torch():
+    picture = graph_svg(graph("ExpBackward1", True), compare=graph("ExpBackward0", False))
+    assert picture.startswith("<svg") and picture.count("<rect") == 2 and "<line" in picture
+    assert "grad_fn: ExpBackward1" in picture and "grad_fn: None" in picture
+    assert picture.count('stroke="#cf222e"') == 1  # v1 differs, x0 does not
+    assert picture.count('rx="0"') == 2  # both claim to be leaves: square corners
+
+
+def test_a_partial_run_says_so_at_the_top():
+    page = fake_run([PASSED], partial=["worker 'gw0' crashed while running 'x'"])
+    assert "<title>autograd conformance report (PARTIAL)</title>" in page
+    assert "PARTIAL RUN: worker &#x27;gw0&#x27; crashed while running &#x27;x&#x27;" in page
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """torch and a broken engine on two behaviours, with every output the CI gate offers."""
+    out = tmp_path_factory.mktemp("report")
+    run = run_suites("suites/test_leaves.py", "--engine", "torch",
+                     "--engine", "tests.engines.script_errors", "--behaviour", "LEAF-3",
+                     "--behaviour", "LEAF-1", f"--report={out / 'run.html'}",
+                     f"--junitxml={out / 'junit.xml'}")
+    return run, out
+
+
+def test_the_summary_line_gives_behaviours_passed_per_engine(small_run):
+    run, out = small_run
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "torch: 2/2 behaviours pass at level strict" in run.stdout
+    assert "script-errors: 1/2 behaviours pass at level strict (1 failing)" in run.stdout
+    assert f"report: {out / 'run.html'}" in run.stdout
+
+
+def test_the_json_results_carry_outcome_behaviours_engine_duration_and_failing_program(small_run):
+    _, out = small_run
+    data = json.loads((out / "run.json").read_text())
+    assert data["run"]["level"] == "strict" and data["run"]["device"] == "cpu"
+    assert data["summary"]["script-errors"]["behaviours_passed"] == 1
+    assert data["behaviours"]["LEAF-3"] == {"torch": "passed", "script-errors": "failed"}
+    tests = {test["nodeid"]: test for test in data["tests"]}
+    failed = tests["suites/test_leaves.py::test_results_requiring_grad_are_non_leaves"
+                   "[script-errors]"]
+    assert failed["outcome"] == "failed" and failed["behaviours"] == ["LEAF-3"]
+    assert failed["engine"] == "script-errors" and failed["duration"] > 0
+    assert failed["failing_program"].startswith("import torch")
+    assert "requires grad but is a leaf" in failed["error"]
+    engine_graph, torch_graph = failed["graphs"]["engine"], failed["graphs"]["torch"]
+    assert all(v["is_leaf"] is True for v in engine_graph["variables"])
+    assert any(v["is_leaf"] is False and v["grad_fn"] for v in torch_graph["variables"])
+    passed = tests["suites/test_leaves.py::test_created_tensors_are_leaves[torch]"]
+    assert passed["outcome"] == "passed" and passed["failing_program"] is None
+
+
+def test_junit_xml_carries_behaviour_ids_and_the_reproducer(small_run):
+    _, out = small_run
+    cases = {case.get("name"): case for case in ET.parse(out / "junit.xml").iter("testcase")}
+    failed = cases["test_results_requiring_grad_are_non_leaves[script-errors]"]
+    properties = {p.get("name"): p.get("value") for p in failed.iter("property")}
+    assert properties["behaviours"] == "LEAF-3" and properties["engine"] == "script-errors"
+    assert properties["reproducer"].startswith("import torch")
+
+
+def test_the_html_report_shows_the_matrix_and_the_failure(small_run):
+    _, out = small_run
+    page = (out / "run.html").read_text()
+    assert 'id="matrix"' in page and 'id="b-LEAF-3"' in page
+    assert "test_results_requiring_grad_are_non_leaves[script-errors]" in page
+    assert "<svg" in page and re.search(r"grad_fn: [A-Z]\w+Backward\d", page)
+
+
+def test_no_report_writes_nothing(tmp_path):
+    run = run_suites("suites/test_leaves.py", "--engine", "torch", "--behaviour", "LEAF-1",
+                     "--no-report", f"--junitxml={tmp_path / 'j.xml'}")
+    assert run.returncode == 0
+    assert "report:" not in run.stdout and sorted(p.name for p in tmp_path.iterdir()) == ["j.xml"]
