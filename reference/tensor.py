@@ -267,7 +267,7 @@ class Tensor:
 
     def __bool__(self):
         if self._array.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._array.item())
 
     def __index__(self):
