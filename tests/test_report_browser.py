@@ -1,0 +1,187 @@
+"""The HTML report in a real browser: headless Chromium (Debian's `chromium` package) opens the
+report of a small run with a broken engine; the matrix and a failure's details are visible, the
+filters work, nothing is logged to the console, the engine's <script> does not run, and a
+screenshot is saved as reports/conformance-browser.png.
+
+Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: fd 3 in, fd 4
+out, messages separated by NUL), so no port, no network and no Python browser package are needed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conformance_run import ROOT, run_suites
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENSHOT = ROOT / "reports" / "conformance-browser.png"
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium is not installed (apt-get install -y chromium)")
+
+
+class Browser:
+    """One headless Chromium page, driven over the DevTools pipe."""
+
+    def __init__(self, profile: Path):
+        to_browser_r, self._to_browser = os.pipe()
+        self._from_browser, from_browser_w = os.pipe()
+
+        def map_pipe_fds():  # in the child: the pipe ends become fds 3 and 4, as chromium wants
+            reading, writing = os.dup(to_browser_r), os.dup(from_browser_w)
+            os.dup2(reading, 3)
+            os.dup2(writing, 4)
+
+        self.process = subprocess.Popen(
+            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             "--no-first-run", "--remote-debugging-pipe", f"--user-data-dir={profile}",
+             "about:blank"],
+            preexec_fn=map_pipe_fds, close_fds=False,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self._buffer = b""
+        self._next_id = 0
+        self.events: list[dict] = []
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target,
+                                 flatten=True)["sessionId"]
+        for domain in ("Page", "Runtime", "Log"):
+            self.call(f"{domain}.enable", session=self.session)
+
+    def _read_message(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            if time.monotonic() > deadline:
+                raise TimeoutError("chromium did not answer in time")
+            chunk = os.read(self._from_browser, 1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method: str, session: str | None = None, timeout: float = 30, **params):
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = session
+        os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self._read_message(deadline)
+            if answer.get("id") == self._next_id:
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer["result"]
+            self.events.append(answer)
+
+    def wait_for(self, event: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while not any(e.get("method") == event for e in self.events):
+            self.events.append(self._read_message(deadline))
+
+    def page(self, method: str, **params):
+        return self.call(method, session=self.session, **params)
+
+    def evaluate(self, expression: str):
+        return self.page("Runtime.evaluate", expression=expression,
+                         returnByValue=True)["result"].get("value")
+
+    def console_errors(self) -> list[str]:
+        errors = []
+        for event in self.events:
+            method, params = event.get("method"), event.get("params", {})
+            if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+                errors.append(json.dumps(params.get("args")))
+            elif method == "Runtime.exceptionThrown":
+                errors.append(json.dumps(params.get("exceptionDetails")))
+            elif method == "Log.entryAdded" and params["entry"].get("level") == "error":
+                errors.append(params["entry"].get("text", ""))
+        return errors
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close", timeout=5)
+        except (RuntimeError, TimeoutError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        os.close(self._to_browser)
+        os.close(self._from_browser)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("browser")
+    path = out / "conformance.html"
+    run = run_suites("suites/test_leaves.py", "--engine", "torch",
+                     "--engine", "tests.engines.script_errors", "--behaviour", "LEAF-3",
+                     "--behaviour", "LEAF-8", "--behaviour", "LEAF-1", f"--report={path}")
+    assert run.returncode == 1 and path.exists(), run.stdout + run.stderr
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    browser = Browser(tmp_path_factory.mktemp("chromium-profile"))
+    yield browser
+    browser.close()
+
+
+VISIBLE = """(function (selector) {
+  var el = document.querySelector(selector);
+  if (!el) { return 'missing'; }
+  var box = el.getBoundingClientRect(), style = getComputedStyle(el);
+  return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' ? 'visible' : 'hidden';
+})(%s)"""
+
+
+def test_the_report_shows_matrix_and_failure_details_without_console_errors(report, browser):
+    browser.page("Emulation.setDeviceMetricsOverride", width=1400, height=2000,
+                 deviceScaleFactor=1, mobile=False)
+    browser.page("Page.navigate", url=report.as_uri())
+    browser.wait_for("Page.loadEventFired")
+    for selector in ("#matrix", "#b-LEAF-3 .s-failed", "#b-LEAF-1 .s-passed",
+                     "section.failure pre.error", "section.failure pre.reproducer",
+                     "section.failure svg rect", "#durations"):
+        assert browser.evaluate(VISIBLE % json.dumps(selector)) == "visible", selector
+    assert browser.evaluate("document.title") == "autograd conformance report"
+    error_text = browser.evaluate("Array.from(document.querySelectorAll('pre.error'))"
+                                  ".map(function (e) { return e.textContent; }).join('\\n')")
+    assert "<script>document.title='pwned';" in error_text  # shown as text, not run
+    assert browser.evaluate("document.querySelectorAll('body script').length") == 1
+    shot = browser.page("Page.captureScreenshot", format="png")["data"]
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    SCREENSHOT.write_bytes(base64.b64decode(shot))
+    assert browser.console_errors() == []
+
+
+def test_the_filters_work_in_the_page(report, browser):
+    browser.page("Page.navigate", url=report.as_uri())
+    browser.wait_for("Page.loadEventFired")
+    browser.evaluate("document.getElementById('failures-only').click()")
+    assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-1")) == "hidden"
+    assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-3")) == "visible"
+    browser.evaluate("document.getElementById('failures-only').click()")
+    assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-1")) == "visible"
+    assert browser.console_errors() == []
+
+
+def test_the_console_check_sees_errors(tmp_path, browser):
+    """The check above is not vacuous: a page that logs an error is caught."""
+    page = tmp_path / "bad.html"
+    page.write_text("<!DOCTYPE html><title>bad</title><script>console.error('boom')</script>")
+    browser.page("Page.navigate", url=page.as_uri())
+    browser.wait_for("Runtime.consoleAPICalled")
+    assert any("boom" in error for error in browser.console_errors())
