@@ -1,0 +1,103 @@
+"""Gradient values per op: each op of the op set, alone on leaves, matches central finite
+differences in float64 (gradcheck-style), plus torch's conventions at awkward points: relu at 0,
+pow with negative bases and integer exponents (OP-*, GRAD-6)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from harness.checks import build, engine_tensor, grad_or_none, record_reproducer
+from harness.oracles import assert_close, finite_difference_grads
+from harness.strategies import programs, shapes
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+
+FAMILIES = {
+    "OP-1": ("add", "sub", "neg"),
+    "OP-2": ("mul", "div"),
+    "OP-3": ("exp", "log", "tanh", "sigmoid"),
+    "OP-4": ("pow",),
+    "OP-5": ("relu",),
+    "OP-6": ("sum", "mean"),
+    "OP-7": ("matmul",),
+    "OP-8": ("reshape", "transpose", "index"),
+}
+
+
+def _dtype(engine):
+    return "float64" if engine.has("float64") else "float32"
+
+
+def _check_op(engine, data, op):
+    program = data.draw(programs(engine, ops=(op,), max_ops=2, requires_grad="all",
+                                 dtype=_dtype(engine)), label="program")
+    if not any(node.op == op for node in program.nodes):
+        return  # no well-conditioned application of op was drawn
+    tensors = build(program, engine, "out.backward()")
+    tensors[program.output].backward()
+    expected = finite_difference_grads(program)
+    for leaf in program.grad_leaves():
+        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
+                     dtype=program.dtype, oracle="finite-difference",
+                     what=f"{leaf.name}.grad through {op}")
+
+
+def _family_test(behaviour_id):
+    ops = FAMILIES[behaviour_id]
+
+    @behaviour(behaviour_id)
+    @given(data=st.data(), op=st.sampled_from(ops))
+    def test(engine, data, op):
+        _check_op(engine, data, op)
+
+    test.__name__ = f"test_{'_'.join(ops)}_gradients_match_finite_differences"
+    test.__doc__ = f"The gradients of {', '.join(ops)} match float64 central differences."
+    return test
+
+
+test_add_sub_neg = _family_test("OP-1")
+test_mul_div = _family_test("OP-2")
+test_exp_log_tanh_sigmoid = _family_test("OP-3")
+test_pow = _family_test("OP-4")
+test_relu = _family_test("OP-5")
+test_sum_mean = _family_test("OP-6")
+test_matmul = _family_test("OP-7")
+test_reshape_transpose_index = _family_test("OP-8")
+
+
+@behaviour("OP-4")
+@given(shape=shapes(min_dims=1), exponent=st.sampled_from([-2, -1, 0, 1, 2, 3]), data=st.data())
+def test_pow_with_negative_bases_and_integer_exponents(engine, shape, exponent, data):
+    """x ** k for an integer k is smooth for negative x (away from 0 when k < 0): the gradient is
+    k * x ** (k - 1), whatever the sign of x (0 for k = 0)."""
+    dtype = _dtype(engine)
+    magnitude = st.floats(0.5, 3.0, width=32 if dtype == "float32" else 64)
+    flat = data.draw(st.lists(magnitude.map(lambda v: -v), min_size=int(np.prod(shape)),
+                              max_size=int(np.prod(shape))), label="negative bases")
+    x_values = np.asarray(flat).reshape(shape)
+    record_reproducer(f"x = torch.tensor({x_values.tolist()}, dtype=torch.{dtype}, "
+                      f"requires_grad=True)\n(x ** {exponent}).sum().backward()")
+    x = engine_tensor(engine, x_values, dtype, requires_grad=True)
+    (x ** exponent).sum().backward()
+    expected = exponent * x_values ** (exponent - 1) if exponent else np.zeros(shape)
+    assert_close(grad_or_none(engine, x), expected, dtype=dtype, oracle="analytic k x^(k-1)",
+                 what=f"d sum(x ** {exponent}) / dx")
+
+
+@behaviour("GRAD-6")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_relu_gradient_at_zero_is_zero(engine, shape, data):
+    """relu's derivative is 1 where x > 0 and 0 where x <= 0, including x == 0 exactly (torch's
+    subgradient convention)."""
+    dtype = _dtype(engine)
+    size = int(np.prod(shape))
+    flat = data.draw(st.lists(st.sampled_from([0.0, 0.0, -1.5, 2.0, -0.25, 0.5]), min_size=size,
+                              max_size=size), label="values with zeros")
+    x_values = np.asarray(flat).reshape(shape)
+    record_reproducer(f"x = torch.tensor({x_values.tolist()}, dtype=torch.{dtype}, "
+                      f"requires_grad=True)\ntorch.relu(x).sum().backward()")
+    x = engine_tensor(engine, x_values, dtype, requires_grad=True)
+    engine.ns.relu(x).sum().backward()
+    assert_close(grad_or_none(engine, x), (x_values > 0).astype(float), dtype=dtype,
+                 oracle="relu'(x) = [x > 0]", what="d sum(relu(x)) / dx")
