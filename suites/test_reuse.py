@@ -1,0 +1,93 @@
+"""A tensor used several times receives the sum of all its uses' contributions: diamonds, the
+same tensor twice in one op, and one leaf in several outputs (MISC-1, MISC-2, ACC-2)."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from harness.checks import build, engine_tensor, grad_or_none, record_reproducer
+from harness.oracles import assert_close, finite_difference_grads
+from harness.program import Leaf, Node, Program
+from harness.strategies import float_dtypes, programs, shapes, values
+
+behaviour = pytest.mark.behaviour
+
+
+def _with_reuse(program):
+    """`program` continued so that its output u is used four times:
+    sum(tanh(u) + u * u + u)."""
+    u = program.output
+    count = len(program.leaves) + len(program.nodes)
+    names = [f"v{count + i}" for i in range(5)]
+    extra = (Node(names[0], "tanh", (u,)), Node(names[1], "mul", (u, u)),
+             Node(names[2], "add", (names[0], names[1])), Node(names[3], "add", (names[2], u)),
+             Node(names[4], "sum", (names[3],)))
+    return Program(program.dtype, program.leaves, program.nodes + extra, names[4])
+
+
+@behaviour("MISC-1")
+@given(data=st.data())
+def test_diamonds_sum_the_contributions_of_every_use(engine, data):
+    """In sum(tanh(u) + u * u + u), u is used four times: the leaves' gradients and u's retained
+    gradient are the sums over all paths (finite differences)."""
+    base = data.draw(programs(engine, output="any", max_ops=4), label="program")
+    program = _with_reuse(base)
+    u = base.output
+    tensors = build(program, engine, f"{u}.retain_grad()", "out.backward()")
+    if not tensors[u].is_leaf:
+        tensors[u].retain_grad()
+    tensors[program.output].backward()
+    expected = finite_difference_grads(program, wrt=[leaf.name for leaf in program.grad_leaves()]
+                                       + [u])
+    for name in [leaf.name for leaf in program.grad_leaves()] + [u]:
+        if name == u and not program.requires_grad(u):
+            continue
+        assert_close(grad_or_none(engine, tensors[name]), expected[name], dtype=program.dtype,
+                     oracle="finite-difference (sum over paths)", what=f"{name}.grad")
+
+
+@behaviour("MISC-2")
+@given(data=st.data(), op=st.sampled_from(["add", "sub", "mul", "div", "matmul"]))
+def test_the_same_tensor_twice_in_one_op(engine, data, op):
+    """x op x counts both operand slots: x * x gives 2x, x + x gives 2, x - x and x / x give 0,
+    x @ x gives x^T G + G x^T."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(st.integers(1, 3).map(lambda n: (n, n)) if op == "matmul"
+                      else shapes(), label="shape")
+    bound_values = data.draw(values(shape, dtype), label="x0")
+    if op == "div":
+        shifted = bound_values + 4.0 * (bound_values >= 0) - 4.0 * (bound_values < 0)
+        bound_values = np.asarray(shifted, dtype=np.float32 if dtype == "float32" else np.float64
+                                  ).astype(np.float64)  # away from 0, exact in dtype
+    program = Program(dtype, (Leaf("x0", bound_values, True),),
+                      (Node("v1", op, ("x0", "x0")), Node("v2", "tanh", ("v1",)),
+                       Node("v3", "sum", ("v2",))), "v3")
+    tensors = build(program, engine, "out.backward()")
+    tensors[program.output].backward()
+    assert_close(grad_or_none(engine, tensors["x0"]), finite_difference_grads(program)["x0"],
+                 dtype=dtype, oracle="finite-difference", what=f"x0.grad through x0 {op} x0")
+
+
+@behaviour("ACC-2")
+@given(data=st.data())
+def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
+    """The same leaves used by two separately built outputs: backward on each accumulates the
+    sum of the two gradients (accumulation equals a sum)."""
+    first = data.draw(programs(engine), label="program")
+    second = _with_reuse(first.with_requires_grad({}))
+    record_reproducer(first.to_script("out1 = out",
+                                      "# out2: the program rebuilt on the same leaves, then "
+                                      "sum(tanh(out) + out * out + out)",
+                                      "out1.backward(); out2.backward()"))
+    leaves = {leaf.name: engine_tensor(engine, leaf.values, first.dtype, leaf.requires_grad)
+              for leaf in first.leaves}
+    out1 = first.run_on(engine, given=leaves)[first.output]
+    out2 = second.run_on(engine, given=leaves)[second.output]
+    out1.backward()
+    out2.backward()
+    one = finite_difference_grads(first)
+    two = finite_difference_grads(second)
+    for leaf in first.grad_leaves():
+        assert_close(grad_or_none(engine, leaves[leaf.name]), one[leaf.name] + two[leaf.name],
+                     dtype=first.dtype, oracle="sum of the two outputs' finite differences",
+                     what=f"{leaf.name}.grad")
