@@ -48,14 +48,15 @@ def _as_operand(x):
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-def _broadcast_error(a, b):
-    """torch's text for shapes that do not broadcast."""
-    sa, sb = np.shape(_value(a)), np.shape(_value(b))
+def _operand_error(x, y, error):
+    """torch's RuntimeError for NumPy's ValueError: shapes that do not broadcast, or another refusal
+    (integers to negative integer powers)."""
+    sa, sb = np.shape(x), np.shape(y)
     for i in range(1, min(len(sa), len(sb)) + 1):
         if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
             return RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
                                 f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
-    return RuntimeError(f"shapes {sa} and {sb} cannot be broadcast")
+    return RuntimeError(str(error))
 
 
 _NUMBERS = (int, float)
@@ -72,8 +73,8 @@ def _elementwise(ufunc, a, b):
     y = b._array if b_tensor else _as_operand(b)
     try:
         out = ufunc(x, y, out=...)
-    except ValueError:
-        raise _broadcast_error(x, y) from None
+    except ValueError as error:
+        raise _operand_error(x, y, error) from None
     if a_tensor and b_tensor:
         if x.dtype == y.dtype:
             return out, a, b
@@ -213,8 +214,8 @@ class DivBackward0(Node):
 def div(a, b):
     """a / b, true division: integer operands give float32 like torch."""
     out, a, b = _elementwise(np.true_divide, a, b)
-    if dtypes.result_type(_value(a), _value(b)).kind != "f":
-        out = out.astype(np.float32)
+    if out.dtype.kind != "f" or out.dtype == np.float64 and dtypes.result_type(_value(a), _value(b)).kind != "f":
+        out = out.astype(np.float32)  # NumPy gives float64 for integers
     if _state.enabled and (_requires(a) or _requires(b)):
         node = DivBackward0(a, b)
         node.save(a if _requires(b) else None, b)
