@@ -3,8 +3,8 @@
 Every differentiable op in `ops.py` creates one `Node` subclass named like torch's (`MulBackward0`,
 ...) whose `backward(grad)` returns one gradient per input. A node points at the nodes of its inputs
 through `next_functions` (GFN-3); a leaf that requires grad is reached through its `AccumulateGrad`
-node (GFN-4). `run_backward` is the whole engine: a topological order of the reachable nodes, then
-one pass that hands each node the sum of the gradients that flowed into it.
+node (GFN-4). `run_backward` is the whole engine: it counts the edges into every reachable node, then
+runs each node once all of them have delivered, handing it the sum of what arrived.
 
 Backward formulas are written once and run on two kinds of values: NumPy arrays for a plain
 backward (fast, nothing recorded), or Tensors when `create_graph=True`, so that the backward pass is

@@ -166,6 +166,8 @@ def sub(a, b):
 
 
 class RsubBackward1(Node):
+    __slots__ = ()
+
     def backward(self, grad):
         return (-grad,)
 
@@ -225,6 +227,7 @@ def div(a, b):
 
 
 class ReciprocalBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -248,6 +251,8 @@ def rdiv(a, number):
 
 
 class NegBackward0(Node):
+    __slots__ = ()
+
     def backward(self, grad):
         return (-grad,)
 
@@ -260,6 +265,7 @@ def neg(a):
 
 
 class PowBackward0(Node):
+    __slots__ = ()
     saved_names = ("self", "exponent")
 
     def backward(self, grad):
@@ -322,6 +328,7 @@ def rpow(a, base):
 
 # ----- elementwise functions ----------------------------------------------------------------------
 class ExpBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -345,6 +352,7 @@ def exp(a):
 
 
 class LogBackward0(Node):
+    __slots__ = ()
     saved_names = ("self",)
 
     def backward(self, grad):
@@ -362,6 +370,7 @@ def log(a):
 
 
 class TanhBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -378,6 +387,7 @@ def tanh(a):
 
 
 class SigmoidBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -397,6 +407,7 @@ def sigmoid(a):
 
 
 class ReluBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -410,6 +421,7 @@ class ReluBackward0(Node):
 class ThresholdBackwardBackward0(Node):
     """relu's backward as a recorded op (create_graph): zero, not absent, gradient w.r.t. the result."""
 
+    __slots__ = ()
     saved_names = ("self",)
 
     def backward(self, grad):
@@ -435,6 +447,7 @@ def relu(a):
 
 
 class SqrtBackward0(Node):
+    __slots__ = ()
     saved_names = ("result",)
     saves_result = True
 
@@ -451,6 +464,7 @@ def sqrt(a):
 
 
 class AbsBackward0(Node):
+    __slots__ = ()
     saved_names = ("self",)
 
     def backward(self, grad):
@@ -459,6 +473,8 @@ class AbsBackward0(Node):
 
 
 class SgnBackward0(Node):
+    __slots__ = ()
+
     def backward(self, grad):
         return (grad * 0,)
 
@@ -793,6 +809,7 @@ def index_put(a, key, value):
 
 # ----- matrix products ----------------------------------------------------------------------------
 class MmBackward0(Node):
+    __slots__ = ()
     saved_names = ("self", "mat2")
 
     def backward(self, grad):
@@ -802,6 +819,7 @@ class MmBackward0(Node):
 
 
 class MvBackward0(Node):
+    __slots__ = ()
     saved_names = ("self", "vec")
 
     def backward(self, grad):
@@ -811,6 +829,7 @@ class MvBackward0(Node):
 
 
 class DotBackward0(Node):
+    __slots__ = ()
     saved_names = ("self", "tensor")
 
     def backward(self, grad):
@@ -884,6 +903,8 @@ def linear(x, weight, bias=None):
 
 # ----- copies and conversions ---------------------------------------------------------------------
 class CloneBackward0(Node):
+    __slots__ = ()
+
     def backward(self, grad):
         return (grad,)
 
@@ -1019,16 +1040,18 @@ def div_(a, other):
 class FillBackward(Node):
     """zero_() and fill_(): the old value gets no gradient."""
 
+    __slots__ = ()
+
     def backward(self, grad):
         return (grad * 0,)
 
 
 class ZeroBackward0(FillBackward):
-    pass
+    __slots__ = ()
 
 
 class FillBackward2(FillBackward):
-    pass
+    __slots__ = ()
 
 
 def fill_(a, value):
