@@ -37,6 +37,7 @@ INFERENCE_SAVE_MESSAGE = (
 )
 _NO_EDGE = (None, 0)
 _creation_order = itertools.count()
+_NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
 
 
 class Node:
@@ -267,10 +268,9 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
                     outputs = node.backward(grad)
                     if not keep_graph and node._saved:
                         node._saved = None  # release the saved values (RETAIN-1)
-            for i, (child, _) in enumerate(node.next_functions):
+            for (child, _), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
                 if child is None:
                     continue
-                child_grad = outputs[i] if outputs else None
                 if child_grad is not None:
                     pending[child] = pending[child] + child_grad if child in pending else child_grad
                 left = dependents[child] - 1
