@@ -64,7 +64,7 @@ class SGD(Optimizer):
                         buf = state["momentum_buffer"] = d_p.copy()
                     else:
                         buf *= momentum
-                        buf += (1 - dampening) * d_p
+                        buf += d_p if dampening == 0 else (1 - dampening) * d_p
                     d_p = d_p + momentum * buf if group["nesterov"] else buf
                 p._array -= lr * d_p
                 p._bump_version()
