@@ -108,8 +108,10 @@ class Node:
         return values
 
     def __getattr__(self, name):
+        """`_saved_<name>`: a saved value; a saved Python number shows as a 0-dim tensor (GFN-5)."""
         if name.startswith("_saved_") and name[7:] in type(self).saved_names:
-            return self._unpack(True)[type(self).saved_names.index(name[7:])]
+            value = self._unpack(True)[type(self).saved_names.index(name[7:])]
+            return tensors.make(np.array(value)) if isinstance(value, (int, float)) else value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def backward(self, grad):

@@ -10,6 +10,14 @@ import numpy as np
 from . import grad_mode
 
 
+def _evaluate(closure):
+    """step(closure): the closure recomputes the loss, with grad enabled (torch's contract)."""
+    if closure is None:
+        return None
+    with grad_mode.enable_grad():
+        return closure()
+
+
 class Optimizer:
     def __init__(self, params, defaults):
         params = list(params)
@@ -48,7 +56,8 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize))
 
     @grad_mode.no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = _evaluate(closure)
         for group in self.param_groups:
             lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
             for p in self._params_with_grad(group):
@@ -68,6 +77,7 @@ class SGD(Optimizer):
                     d_p = d_p + momentum * buf if group["nesterov"] else buf
                 p._array -= lr * d_p
                 p._bump_version()
+        return loss
 
 
 class Adam(Optimizer):
@@ -79,7 +89,8 @@ class Adam(Optimizer):
                                       maximize=maximize))
 
     @grad_mode.no_grad()
-    def step(self):
+    def step(self, closure=None):
+        loss = _evaluate(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
             lr, eps = group["lr"], group["eps"]
@@ -111,3 +122,4 @@ class Adam(Optimizer):
                     denom = np.sqrt(exp_avg_sq) / bias_correction2_sqrt + eps
                 p._array -= step_size * (exp_avg / denom)
                 p._bump_version()
+        return loss
