@@ -1,0 +1,297 @@
+"""Sequences of autograd calls, as a hypothesis state machine: build forward graphs, call
+backward (with and without retain_graph, with a gradient), zero grads in each of the ways, call
+retain_grad, build from a detached tensor, mutate in place and toggle grad mode, in any order.
+After every step the engine's whole state (every leaf's .grad, every retained .grad) is compared
+with a model of what torch promises, and every backward must raise exactly when the model says
+so. Accumulation and freeing bugs hide in orders of calls that single programs never try (SEQ-1).
+
+The model knows each graph's gradient analytically. Its four formulas are chosen so that an error
+at backward (freed graph, modified saved tensor) is raised by the first node after the root,
+before anything is accumulated, as in torch."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from hypothesis import settings, strategies as st
+from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
+                                 rule, run_state_machine_as_test)
+
+from harness.checks import engine_tensor, grad_or_none, record_reproducer
+from harness.oracles import assert_close
+from harness.strategies import values
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+
+SIZE = 3
+SCRIPTS = {
+    "sum(a * b)": "{h} = a * b; {out} = {h}.sum()",
+    "mean(a + b)": "{h} = a + b; {out} = {h}.mean()",
+    "sum(tanh(a + b))": "{h} = torch.tanh(a + b); {out} = {h}.sum()",
+    "sum((a - c) ** 2)": "{h} = a - c; {out} = ({h} * {h}).sum()",
+}
+FORMULAS = tuple(SCRIPTS)
+
+
+@dataclass
+class Root:
+    """One forward graph: out (a 0-dim tensor) from an intermediate h."""
+    name: str
+    out: object
+    h: object
+    recorded: bool                 # built in grad mode: out requires grad
+    saves: bool                    # some node on the path saved tensors (freed by backward)
+    saves_h: bool                  # a node saved h itself (modifying h breaks backward)
+    leaf_grads: dict               # d out / d leaf for each leaf on the path
+    h_grad: np.ndarray             # d out / d h
+    freed: bool = False
+    h_modified: bool = False
+    h_retained: bool = False
+    h_model: np.ndarray | None = field(default=None)
+    source: "Root | None" = None   # the root whose h this graph saved through h.detach()
+    h_untracked: bool = False      # h.grad is not promised any more (after a failed backward)
+
+
+def _formula(formula, a, b, c):
+    """h, the gradients d out / d leaf, d out / d h, saves, saves_h, for values a, b, c."""
+    if formula == "sum(a * b)":
+        return a * b, {"a": b, "b": a}, np.ones(SIZE), True, False
+    if formula == "mean(a + b)":
+        return a + b, {"a": np.full(SIZE, 1 / SIZE), "b": np.full(SIZE, 1 / SIZE)}, \
+            np.full(SIZE, 1 / SIZE), False, False
+    if formula == "sum(tanh(a + b))":
+        h = np.tanh(a + b)
+        return h, {"a": 1 - h ** 2, "b": 1 - h ** 2}, np.ones(SIZE), True, True
+    h = a - c
+    return h, {"a": 2 * h}, 2 * h, True, True
+
+
+class AutogradSequence(RuleBasedStateMachine):
+    def __init__(self, engine):
+        super().__init__()
+        self.engine, self.ag = engine, engine.ns
+        self.dtype = "float64" if engine.has("float64") else "float32"
+        self.roots: list[Root] = []
+        self.grad_enabled = True
+        self.script = ["import torch"]
+
+    # -- helpers -------------------------------------------------------------------------------
+    def say(self, line):
+        self.script.append(line)
+
+    def fail_with_script(self, check):
+        try:
+            check()
+        except AssertionError:
+            record_reproducer("\n".join(self.script))
+            raise
+
+    def tensors(self):
+        return {"a": self.a, "b": self.b, "c": self.c}
+
+    # -- steps ---------------------------------------------------------------------------------
+    @initialize(data=st.data())
+    def create_leaves(self, data):
+        self.values = {name: data.draw(values((SIZE,), self.dtype), label=name)
+                       for name in ("a", "b", "c")}
+        self.a = engine_tensor(self.engine, self.values["a"], self.dtype, requires_grad=True)
+        self.b = engine_tensor(self.engine, self.values["b"], self.dtype, requires_grad=True)
+        self.c = engine_tensor(self.engine, self.values["c"], self.dtype)
+        self.model = {"a": None, "b": None}
+        for name in ("a", "b"):
+            self.say(f"{name} = torch.tensor({self.values[name].tolist()}, "
+                     f"dtype=torch.{self.dtype}, requires_grad=True)")
+        self.say(f"c = torch.tensor({self.values['c'].tolist()}, dtype=torch.{self.dtype})")
+
+    @rule(formula=st.sampled_from(FORMULAS), under_no_grad=st.booleans())
+    def build(self, formula, under_no_grad):
+        """Build a new forward graph (under no_grad if asked, or if grad mode is off)."""
+        a, b, c, ag = self.a, self.b, self.c, self.ag
+        name = f"r{len(self.roots)}"
+
+        def forward():
+            if formula == "sum(a * b)":
+                h = a * b
+                return h, h.sum()
+            if formula == "mean(a + b)":
+                h = a + b
+                return h, h.mean()
+            if formula == "sum(tanh(a + b))":
+                h = ag.tanh(a + b)
+                return h, h.sum()
+            h = a - c
+            return h, (h * h).sum()
+
+        if under_no_grad:
+            with ag.no_grad():
+                h, out = forward()
+        else:
+            h, out = forward()
+        prefix = "with torch.no_grad(): " if under_no_grad else ""
+        self.say(prefix + SCRIPTS[formula].format(h=f"h_{name}", out=name))
+        _, grads, h_grad, saves, saves_h = _formula(formula, *(self.values[k] for k in "abc"))
+        self.roots.append(Root(name, out, h, self.grad_enabled and not under_no_grad, saves,
+                               saves_h, grads, h_grad))
+
+    @precondition(lambda self: self.roots)
+    @rule(data=st.data())
+    def build_from_detached(self, data):
+        """A new graph through a detached tensor: out = sum(h.detach() * a); only a gets
+        gradient, the detached h's value."""
+        root = data.draw(st.sampled_from(self.roots), label="detach whose h")
+        if root.h_modified:
+            return  # the model does not track h's values after in-place changes
+        h_values = self.engine.to_numpy(root.h).astype(np.float64)
+        h = root.h.detach()
+        out = (h * self.a).sum()
+        name = f"r{len(self.roots)}"
+        self.say(f"h_{name} = h_{root.name}.detach(); {name} = (h_{name} * a).sum()")
+        self.roots.append(Root(name, out, h, self.grad_enabled, True, False, {"a": h_values},
+                               np.zeros(SIZE), source=root))
+
+    @precondition(lambda self: self.roots)
+    @rule(data=st.data(), retain=st.booleans(), scale=st.sampled_from([None, 1.0, -2.0, 0.5]))
+    def backward(self, data, retain, scale):
+        """backward on one graph; must raise when nothing requires grad, when the graph was freed,
+        or when a saved tensor was modified; otherwise accumulates scale * d out / d leaf."""
+        root = data.draw(st.sampled_from(self.roots), label="root")
+        gradient = None if scale is None else engine_tensor(self.engine, scale, self.dtype)
+        self.say(f"{root.name}.backward("
+                 f"{'' if scale is None else f'torch.tensor({scale}), '}retain_graph={retain})")
+        modified_saved = (root.h_modified and root.saves_h) or (
+            root.source is not None and root.source.h_modified)  # detach() shares the version
+        must_raise = (not root.recorded) or root.freed or modified_saved
+        try:
+            root.out.backward(gradient, retain_graph=retain)
+            raised = None
+        except RuntimeError as error:
+            raised = error
+        self.fail_with_script(lambda: _check_raised(root, must_raise, raised))
+        if must_raise:
+            # torch may already have run h's retain_grad hook when a node below h raises: the
+            # docs promise nothing about a retained gradient after a failed backward
+            root.h_retained, root.h_untracked = False, True
+            return
+        weight = 1.0 if scale is None else scale
+        for name, grad in root.leaf_grads.items():
+            current = self.model[name]
+            self.model[name] = weight * grad if current is None else current + weight * grad
+        if root.h_retained:
+            contribution = weight * root.h_grad
+            root.h_model = contribution if root.h_model is None else root.h_model + contribution
+        if not retain and root.saves:
+            root.freed = True
+
+    @precondition(lambda self: any(grad is not None for grad in self.model.values()))
+    @rule(data=st.data(), way=st.sampled_from(["grad = None", "grad.zero_()"]))
+    def zero_one_grad(self, data, way):
+        name = data.draw(st.sampled_from([n for n, g in self.model.items() if g is not None]),
+                         label="leaf")
+        tensor = self.tensors()[name]
+        self.say(f"{name}.{way}")
+        if way == "grad = None":
+            tensor.grad = None
+            self.model[name] = None
+        else:
+            tensor.grad.zero_()
+            self.model[name] = np.zeros(SIZE)
+
+    @precondition(lambda self: self.engine.has("optim"))
+    @rule(set_to_none=st.booleans())
+    def optimizer_zero_grad(self, set_to_none):
+        optimizer = self.ag.optim.SGD([self.a, self.b], lr=0.1)
+        self.say(f"torch.optim.SGD([a, b], lr=0.1).zero_grad(set_to_none={set_to_none})")
+        optimizer.zero_grad(set_to_none=set_to_none)
+        for name, grad in self.model.items():
+            if grad is not None:
+                self.model[name] = None if set_to_none else np.zeros(SIZE)
+
+    @precondition(lambda self: self.roots)
+    @rule(data=st.data())
+    def retain_grad(self, data):
+        candidates = [root for root in self.roots if root.recorded and not root.h_modified
+                      and root.source is None and not root.h_untracked]
+        if not candidates:
+            return
+        root = data.draw(st.sampled_from(candidates), label="retain whose h")
+        self.say(f"h_{root.name}.retain_grad()")
+        root.h.retain_grad()
+        root.h_retained = True
+
+    @precondition(lambda self: self.roots and self.engine.has("inplace"))
+    @rule(data=st.data())
+    def modify_h_in_place(self, data):
+        """h.mul_(2): graphs already built keep their gradients, but one whose node saved h can
+        no longer be backpropagated."""
+        candidates = [root for root in self.roots if root.recorded and not root.h_retained
+                      and root.source is None]
+        if not candidates:
+            return
+        root = data.draw(st.sampled_from(candidates), label="modify whose h")
+        self.say(f"h_{root.name}.mul_(2.0)")
+        root.h.mul_(2.0)
+        root.h_modified = True
+
+    @precondition(lambda self: self.engine.has("inplace"))
+    @rule()
+    def modify_constant_in_place(self):
+        """c (a plain leaf) += 1: later graphs see the new value; earlier ones never saved c."""
+        self.say("c.add_(1.0)")
+        self.c.add_(1.0)
+        self.values["c"] = self.values["c"] + 1.0
+
+    @precondition(lambda self: self.engine.has("grad_mode"))
+    @rule(enabled=st.booleans())
+    def set_grad_enabled(self, enabled):
+        self.say(f"torch.set_grad_enabled({enabled})")
+        self.ag.set_grad_enabled(enabled)
+        self.grad_enabled = enabled
+
+    # -- the state -----------------------------------------------------------------------------
+    @invariant()
+    def grads_match_the_model(self):
+        if not hasattr(self, "model"):
+            return
+        self.fail_with_script(self._check_grads)
+
+    def _check_grads(self):
+        for name, expected in self.model.items():
+            got = grad_or_none(self.engine, self.tensors()[name])
+            if expected is None:
+                assert got is None, f"{name}.grad should be None, but is {got.tolist()}"
+            else:
+                assert got is not None, f"{name}.grad is None, expected {expected.tolist()}"
+                assert_close(got, expected, dtype=self.dtype, oracle="sequence model",
+                             what=f"{name}.grad")
+        assert grad_or_none(self.engine, self.c) is None, "c does not require grad but has .grad"
+        for root in self.roots:
+            if root.h_retained:
+                got = grad_or_none(self.engine, root.h)
+                if root.h_model is None:
+                    assert got is None, f"h_{root.name}.grad before any backward: {got}"
+                else:
+                    assert_close(got, root.h_model, dtype=self.dtype, oracle="sequence model",
+                                 what=f"h_{root.name}.grad (retained)")
+
+    def teardown(self):
+        if self.engine.has("grad_mode"):
+            self.ag.set_grad_enabled(True)
+
+
+def _check_raised(root, must_raise, raised):
+    if must_raise:
+        reason = ("it was built without recording" if not root.recorded else
+                  "its saved tensors were freed" if root.freed else "a saved tensor was modified")
+        assert raised is not None, f"{root.name}.backward() must raise: {reason}"
+    else:
+        assert raised is None, f"{root.name}.backward() raised unexpectedly: {raised}"
+
+
+@behaviour("SEQ-1")
+def test_sequences_of_autograd_calls(engine):
+    """Random sequences of forward, backward, zeroing, retain_grad, detach, in-place and
+    grad-mode steps keep every .grad equal to the model, and raise exactly where torch does."""
+    run_state_machine_as_test(lambda: AutogradSequence(engine),
+                              settings=settings(settings.default, stateful_step_count=15,
+                                                deadline=None))
