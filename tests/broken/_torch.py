@@ -117,3 +117,110 @@ def tensors_in(args):
 
 def module(name: str, **attributes) -> types.SimpleNamespace:  # pragma: no cover - convenience
     return types.SimpleNamespace(__name__=name, **attributes)
+
+
+class ArgsMode(TorchFunctionMode):
+    """A torch-function mode that rewrites every op's positional arguments with
+    `self.on_args(func, args)` before the op runs."""
+
+    def on_args(self, func, args):
+        return args
+
+    def __torch_function__(self, func, types_, args=(), kwargs=None):
+        return func(*self.on_args(func, tuple(args)), **(kwargs or {}))
+
+    def install(self):
+        self.__enter__()
+        return self
+
+
+class NodeProxy:
+    """Stands in for a torch graph node (what `grad_fn` returns), so that a mutant can change what
+    the graph looks like (class name, next_functions, AccumulateGrad) without changing what
+    backward does. Attributes it does not override are the node's own."""
+
+    def __init__(self, node, view):
+        object.__setattr__(self, "_node", node)
+        object.__setattr__(self, "_view", view)
+
+    def __getattr__(self, attribute):
+        return getattr(self._node, attribute)
+
+    @property
+    def next_functions(self):
+        return self._view.next_functions(self._node)
+
+    def name(self):
+        return type(self).__name__
+
+
+class GraphView:
+    """How a mutant shows the graph: override `class_name`, `next_functions` or `proxy_key`.
+    Proxies are cached, so that the same node is the same object (`is`) on every access."""
+
+    def __init__(self):
+        self._proxies = {}
+        self._classes = {}
+
+    def class_name(self, node) -> str:
+        return type(node).__name__
+
+    def proxy_key(self, node, parent=None, index=None):
+        return id(node)
+
+    def proxy(self, node, parent=None, index=None):
+        if node is None:
+            return None
+        key = self.proxy_key(node, parent, index)
+        if key not in self._proxies:
+            name = self.class_name(node)
+            cls = self._classes.setdefault(name, type(name, (NodeProxy,), {}))
+            self._proxies[key] = (node, cls(node, self))  # the node is kept, so ids stay unique
+        return self._proxies[key][1]
+
+    def next_functions(self, node):
+        return tuple((self.proxy(child, node, index), index)
+                     for index, (child, _) in enumerate(node.next_functions))
+
+    def install(self):
+        patch_property("grad_fn", getter=lambda get, tensor: self.proxy(get(tensor)))
+        return self
+
+
+class ReplaceOps(TorchFunctionMode):
+    """A torch-function mode that routes some torch functions (operators, methods) to a mutant's
+    replacement while grad mode is on; a replacement returning NotImplemented falls back to
+    torch. Inside the replacement the mode is off, so it computes with plain torch."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def __torch_function__(self, func, types_, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        replacement = self.table.get(func)
+        if replacement is not None and torch.is_grad_enabled():
+            result = replacement(*args, **kwargs)
+            if result is not NotImplemented:
+                return result
+        return func(*args, **kwargs)
+
+    def install(self):
+        self.__enter__()
+        return self
+
+
+def reduce_to(grad, shape, how="sum"):
+    """`grad` reduced over the dimensions broadcasting added or stretched to reach `shape`."""
+    reduce = torch.sum if how == "sum" else torch.mean
+    extra = grad.dim() - len(shape)
+    if extra:
+        grad = reduce(grad, dim=tuple(range(extra)))
+    stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = reduce(grad, dim=stretched, keepdim=True)
+    return grad.reshape(shape)
+
+
+def both_tensors(*args):
+    return len(args) == 2 and all(isinstance(arg, torch.Tensor) for arg in args)
