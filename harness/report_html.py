@@ -52,6 +52,7 @@ table { border-collapse: collapse; }
 .matrix .area th { background: #eaeef2; font-weight: 600; }
 .matrix td.rule { max-width: 520px; }
 .cell { text-align: center !important; font-weight: 600; white-space: nowrap; }
+.cell .muted { white-space: normal; max-width: 200px; font-size: 11px; margin: 0 auto; }
 .cell a { color: inherit; }
 .s-passed { background: #dafbe1; color: var(--pass); }
 .s-failed { background: #ffebe9; color: var(--fail); }

@@ -1,6 +1,7 @@
 """Keep a conformance run going when the engine under test misbehaves.
 
-- `--test-timeout SECONDS` (default 60; 0 turns it off): a test still running after that long is
+- `--test-timeout SECONDS` (default 60; 0 turns it off): a test that runs an engine (the `engine`
+  parameter; the project's own tests are not limited) and is still running after that long is
   stopped by SIGALRM and fails with `TimeLimitExceeded`, whose message names the limit. The
   exception derives from BaseException, not Exception, so hypothesis does not shrink it (every
   shrink step would wait for the limit again) and engines' `except Exception` cannot swallow it.
@@ -84,6 +85,9 @@ def pytest_configure(config):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
+    """Limit the tests that run an engine (the conformance tests), not the project's own tests."""
+    if "engine" not in getattr(getattr(item, "callspec", None), "params", {}):
+        return (yield)
     config = item.config
     with time_limit(config.getoption("test_timeout"), hard=hasattr(config, "workerinput")):
         return (yield)

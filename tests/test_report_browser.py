@@ -84,10 +84,16 @@ class Browser:
                 return answer["result"]
             self.events.append(answer)
 
-    def wait_for(self, event: str, timeout: float = 30) -> None:
+    def wait_for(self, event: str, since: int = 0, timeout: float = 30) -> None:
+        """Wait until `event` has arrived, counting only events from index `since` on."""
         deadline = time.monotonic() + timeout
-        while not any(e.get("method") == event for e in self.events):
+        while not any(e.get("method") == event for e in self.events[since:]):
             self.events.append(self._read_message(deadline))
+
+    def navigate(self, url: str) -> None:
+        start = len(self.events)
+        self.page("Page.navigate", url=url)
+        self.wait_for("Page.loadEventFired", since=start)
 
     def page(self, method: str, **params):
         return self.call(method, session=self.session, **params)
@@ -150,8 +156,7 @@ VISIBLE = """(function (selector) {
 def test_the_report_shows_matrix_and_failure_details_without_console_errors(report, browser):
     browser.page("Emulation.setDeviceMetricsOverride", width=1400, height=2000,
                  deviceScaleFactor=1, mobile=False)
-    browser.page("Page.navigate", url=report.as_uri())
-    browser.wait_for("Page.loadEventFired")
+    browser.navigate(report.as_uri())
     for selector in ("#matrix", "#b-LEAF-3 .s-failed", "#b-LEAF-1 .s-passed",
                      "section.failure pre.error", "section.failure pre.reproducer",
                      "section.failure svg rect", "#durations"):
@@ -168,8 +173,7 @@ def test_the_report_shows_matrix_and_failure_details_without_console_errors(repo
 
 
 def test_the_filters_work_in_the_page(report, browser):
-    browser.page("Page.navigate", url=report.as_uri())
-    browser.wait_for("Page.loadEventFired")
+    browser.navigate(report.as_uri())
     browser.evaluate("document.getElementById('failures-only').click()")
     assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-1")) == "hidden"
     assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-3")) == "visible"
@@ -182,6 +186,5 @@ def test_the_console_check_sees_errors(tmp_path, browser):
     """The check above is not vacuous: a page that logs an error is caught."""
     page = tmp_path / "bad.html"
     page.write_text("<!DOCTYPE html><title>bad</title><script>console.error('boom')</script>")
-    browser.page("Page.navigate", url=page.as_uri())
-    browser.wait_for("Runtime.consoleAPICalled")
+    browser.navigate(page.as_uri())
     assert any("boom" in error for error in browser.console_errors())
