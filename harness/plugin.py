@@ -38,7 +38,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "behaviour(*ids): the catalog behaviour IDs a test checks")
     config.addinivalue_line("markers", "needs(*capabilities): adapter capabilities a test needs; "
                                        "skipped with a reason on engines without them")
-    if _runs_suites(config):
+    if runs_suites(config):
         selected_engines(config)  # a bad --engine stops the run here, in one line
 
 
@@ -59,7 +59,7 @@ def selected_engines(config) -> list:
     return config.stash[ENGINES_KEY]
 
 
-def _runs_suites(config) -> bool:
+def runs_suites(config) -> bool:
     suites = config.rootpath / "suites"
     paths = [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
     return any(suites == path.resolve() or suites in path.resolve().parents
@@ -67,7 +67,7 @@ def _runs_suites(config) -> bool:
 
 
 def pytest_report_header(config):
-    if not _runs_suites(config):
+    if not runs_suites(config):
         return None
     engines = selected_engines(config)
     listed = ", ".join(f"{e.name} {e.version}" for e in engines)

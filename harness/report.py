@@ -22,7 +22,7 @@ import pytest
 from harness.catalog import LEVELS
 from harness.checks import take_program, take_reproducer
 from harness.engines import EngineLoadError, load_engine
-from harness.plugin import _runs_suites, behaviour_ids, item_level, selected_engines
+from harness.plugin import runs_suites, behaviour_ids, item_level, selected_engines
 from harness.report_html import render_report
 from harness.results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                              module_durations, results_json)
@@ -42,7 +42,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    if not hasattr(config, "workerinput") and _runs_suites(config):
+    if not hasattr(config, "workerinput") and runs_suites(config):
         config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
 
 
