@@ -76,7 +76,9 @@ def pytest_report_header(config):
 
 
 def pytest_generate_tests(metafunc):
-    if "engine" in metafunc.fixturenames:
+    """Run every conformance test once per engine; tests outside suites/ are left alone."""
+    suites = metafunc.config.rootpath / "suites"
+    if "engine" in metafunc.fixturenames and suites in metafunc.definition.path.parents:
         engines = selected_engines(metafunc.config)
         metafunc.parametrize("engine", engines, ids=[e.name for e in engines], scope="session")
 
