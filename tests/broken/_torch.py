@@ -190,7 +190,9 @@ class GraphView:
 class ReplaceOps(TorchFunctionMode):
     """A torch-function mode that routes some torch functions (operators, methods) to a mutant's
     replacement while grad mode is on; a replacement returning NotImplemented falls back to
-    torch. Inside the replacement the mode is off, so it computes with plain torch."""
+    torch. Inside the replacement the mode is off, so it computes with plain torch. The table is
+    keyed by function name: `a + b` reaches the mode as `TensorBase.add`, `2 - a` as
+    `Tensor.__rsub__`, `a ** 2` as `TensorBase.pow`, `a[i]` as `__getitem__`."""
 
     def __init__(self, table):
         super().__init__()
@@ -198,7 +200,7 @@ class ReplaceOps(TorchFunctionMode):
 
     def __torch_function__(self, func, types_, args=(), kwargs=None):
         kwargs = kwargs or {}
-        replacement = self.table.get(func)
+        replacement = self.table.get(getattr(func, "__name__", None))
         if replacement is not None and torch.is_grad_enabled():
             result = replacement(*args, **kwargs)
             if result is not NotImplemented:

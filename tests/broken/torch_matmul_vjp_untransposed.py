@@ -31,4 +31,4 @@ def _matmul(a, b):
     return NotImplemented
 
 
-_torch.ReplaceOps({torch.Tensor.__matmul__: _matmul, torch.matmul: _matmul}).install()
+_torch.ReplaceOps({"matmul": _matmul, "__matmul__": _matmul}).install()

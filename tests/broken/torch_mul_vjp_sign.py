@@ -24,15 +24,15 @@ class _Mul(torch.autograd.Function):
         return grad * b, -grad * a
 
 
-_MUL = {torch.Tensor.__mul__, torch.Tensor.__rmul__, torch.mul, torch.Tensor.mul}
+_MUL = {"mul", "__mul__"}
 
 
 class _WrongMul(_torch.ArgsMode):
     def __torch_function__(self, func, types_, args=(), kwargs=None):
-        if (func in _MUL and len(args) == 2 and not kwargs
+        if (getattr(func, "__name__", None) in _MUL and len(args) == 2 and not kwargs
                 and all(isinstance(a, torch.Tensor) for a in args) and torch.is_grad_enabled()
                 and any(a.requires_grad for a in args)):
-            a, b = args if func is not torch.Tensor.__rmul__ else args[::-1]
+            a, b = args
             return _Mul.apply(a, b)
         return func(*args, **(kwargs or {}))
 

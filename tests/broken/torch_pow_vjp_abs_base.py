@@ -29,4 +29,4 @@ def _pow(x, k, *rest):
     return _Pow.apply(x, k) if isinstance(k, int) and not rest else NotImplemented
 
 
-_torch.ReplaceOps({torch.Tensor.__pow__: _pow, torch.Tensor.pow: _pow}).install()
+_torch.ReplaceOps({"pow": _pow, "__pow__": _pow}).install()

@@ -10,14 +10,13 @@ name = __name__.rpartition(".")[2]
 version = _torch.version
 capabilities = _torch.capabilities
 
-_OPERATORS = {torch.Tensor.__add__, torch.Tensor.__sub__, torch.Tensor.__mul__,
-              torch.Tensor.__truediv__, torch.Tensor.__matmul__, torch.Tensor.__radd__,
-              torch.Tensor.__rsub__, torch.Tensor.__rmul__, torch.Tensor.__rtruediv__}
+_OPERATORS = {"add", "sub", "mul", "div", "matmul", "__add__", "__sub__", "__mul__",
+              "__truediv__", "__matmul__"}
 
 
 class _FirstOperandOnly(_torch.ResultMode):
     def on_result(self, func, args, result):
-        if (func in _OPERATORS and isinstance(result, torch.Tensor) and len(args) == 2
+        if (getattr(func, "__name__", None) in _OPERATORS and isinstance(result, torch.Tensor) and len(args) == 2
                 and isinstance(args[0], torch.Tensor) and not args[0].requires_grad
                 and result.requires_grad):
             return result.detach()

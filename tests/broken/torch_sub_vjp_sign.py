@@ -30,5 +30,4 @@ def _rsub(a, b):
     return _Sub.apply(b, a) if _torch.both_tensors(a, b) else NotImplemented
 
 
-_torch.ReplaceOps({torch.Tensor.__sub__: _sub, torch.sub: _sub, torch.Tensor.sub: _sub,
-                   torch.Tensor.__rsub__: _rsub}).install()
+_torch.ReplaceOps({"sub": _sub, "__sub__": _sub, "__rsub__": _rsub}).install()
