@@ -31,44 +31,49 @@ def test_k_backward_passes_accumulate_k_times(engine, data):
                      oracle=f"finite-difference x {passes} passes", what=f"{name}.grad")
 
 
-@behaviour("ACC-6")
-@given(data=st.data())
-def test_grad_zero_restarts_accumulation(engine, data):
-    program = data.draw(programs(engine), label="program")
+def _check_one_pass_after_reset(engine, program, reset_line, reset, check_reset):
+    """backward, reset every leaf's .grad (`reset`, printed as `reset_line`), backward again:
+    the grads must be one pass's, as if the first pass had never happened."""
     leaves = program.grad_leaves()
     tensors = build(program, engine, "out.backward(retain_graph=True)",
-                    *[f"{leaf.name}.grad.zero_()" for leaf in leaves], "out.backward()")
+                    *[reset_line.format(leaf.name) for leaf in leaves], "out.backward()")
     out = tensors[program.output]
     out.backward(retain_graph=True)
     for leaf in leaves:
-        tensors[leaf.name].grad.zero_()
-        zeroed = grad_or_none(engine, tensors[leaf.name])
-        assert zeroed is not None and not np.any(zeroed), (
-            f"{leaf.name}.grad after grad.zero_() is {None if zeroed is None else zeroed.tolist()}")
+        reset(tensors[leaf.name])
+        check_reset(leaf.name, tensors[leaf.name])
     out.backward()
     expected = finite_difference_grads(program)
     for name, grad in _grads(engine, program, tensors).items():
         assert_close(grad, expected[name], dtype=program.dtype,
-                     oracle="finite-difference (one pass after zero_)", what=f"{name}.grad")
+                     oracle=f"finite-difference (one pass after {reset_line.format(name)})",
+                     what=f"{name}.grad")
+
+
+@behaviour("ACC-6")
+@given(data=st.data())
+def test_grad_zero_restarts_accumulation(engine, data):
+    def check_zeroed(name, tensor):
+        zeroed = grad_or_none(engine, tensor)
+        assert zeroed is not None and not np.any(zeroed), (
+            f"{name}.grad after grad.zero_() is {None if zeroed is None else zeroed.tolist()}")
+
+    _check_one_pass_after_reset(engine, data.draw(programs(engine), label="program"),
+                                "{}.grad.zero_()", lambda tensor: tensor.grad.zero_(),
+                                check_zeroed)
 
 
 @behaviour("ACC-8")
 @given(data=st.data())
 def test_grad_set_to_none_restarts_accumulation(engine, data):
-    program = data.draw(programs(engine), label="program")
-    leaves = program.grad_leaves()
-    tensors = build(program, engine, "out.backward(retain_graph=True)",
-                    *[f"{leaf.name}.grad = None" for leaf in leaves], "out.backward()")
-    out = tensors[program.output]
-    out.backward(retain_graph=True)
-    for leaf in leaves:
-        tensors[leaf.name].grad = None
-        assert tensors[leaf.name].grad is None, f"{leaf.name}.grad = None did not stick"
-    out.backward()
-    expected = finite_difference_grads(program)
-    for name, grad in _grads(engine, program, tensors).items():
-        assert_close(grad, expected[name], dtype=program.dtype,
-                     oracle="finite-difference (one pass after grad = None)", what=f"{name}.grad")
+    def set_to_none(tensor):
+        tensor.grad = None
+
+    def check_none(name, tensor):
+        assert tensor.grad is None, f"{name}.grad = None did not stick"
+
+    _check_one_pass_after_reset(engine, data.draw(programs(engine), label="program"),
+                                "{}.grad = None", set_to_none, check_none)
 
 
 def _trained_net(ag, sizes, batch):
