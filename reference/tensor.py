@@ -249,6 +249,11 @@ class Tensor:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._array
 
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(t), like torch: refused for tensors that require grad (MISC-7)."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
     def item(self):
         if self._array.size != 1:
             raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
