@@ -21,7 +21,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_all_leaves_get_grads": ("MISC-3",),
     "torch_mul_vjp_sign": ("LEAF-5", "OP-2", "JAC-5"),
     # accumulation and zeroing
-    "torch_no_accumulation": ("ACC-1", "RETAIN-4"),
+    "torch_no_accumulation": ("ACC-1", "RETAIN-4", "SEQ-1"),
     "torch_grad_returns_copy": ("ACC-6",),
     "torch_grad_none_hides_buffer": ("ACC-8",),
     "torch_optimizer_zero_grad_fills_zeros": ("ACC-9",),
@@ -47,7 +47,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_loss_detaches_input": ("MOD-4",),
     "torch_frozen_params_get_zero_grads": ("MOD-5",),
     # messages and in-place
-    "torch_reworded_errors": ("MSG-1", "MSG-2", "MSG-3", "MSG-4"),
+    "torch_reworded_errors": ("MSG-1", "MSG-2", "MSG-3", "MSG-4", "MSG-8"),
     "torch_setitem_not_recorded": ("INP-14",),
     # grad mode
     "torch_no_grad_results_flagged": ("MODE-1",),
@@ -122,9 +122,20 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_exp_vjp_missing": ("VAL-3", "OP-3"),
     "torch_broadcast_grads_averaged": ("BC-1",),
     "torch_zero_dim_grads_as_vectors": ("BC-2",),
+    # reuse, errors, training, legacy
+    "torch_same_operand_counted_once": ("MISC-2",),
+    "torch_new_graph_resets_grads": ("ACC-2",),
+    "torch_gradient_broadcast_to_output": ("JAC-11",),
+    "torch_sgd_ascends": ("OPT-1",),
+    "torch_step_zeroes_grads": ("OPT-2",),
+    "torch_zero_grad_always_none": ("OPT-3",),
+    "torch_decay_applies_to_gradless_params": ("MOD-13",),
+    "torch_retain_variables_accepted": ("RETAIN-10",),
+    "torch_volatile_removed": ("RETAIN-12",),
+    "torch_variable_ignores_volatile": ("RETAIN-13",),
     # on the reference engine
     "reference_unreduced_broadcast": ("LEAF-5", "BC-1"),
-    "reference_shared_node_counted_once": ("LEAF-5", "JAC-5"),
+    "reference_shared_node_counted_once": ("LEAF-5", "MISC-1"),
     "reference_no_accumulation": ("ACC-1", "RETAIN-4"),
     "reference_float32_accumulation": ("LEAF-5", "BC-3"),
     "reference_graph_never_freed": ("RETAIN-1",),

@@ -16,6 +16,7 @@ _WORDING = [
     ("does not require grad and does not have a grad_fn", "nothing to differentiate"),
     ("Only Tensors of floating point and complex dtype can require gradients",
      "integer tensors are not differentiable"),
+    ("Mismatch in shape", "gradient has the wrong shape"),
 ]
 
 
