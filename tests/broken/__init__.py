@@ -19,7 +19,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_retain_grad_ignored": ("LEAF-8",),
     "torch_constants_get_zero_grads": ("REQ-9",),
     "torch_all_leaves_get_grads": ("MISC-3",),
-    "torch_mul_vjp_sign": ("LEAF-5", "OP-2", "JAC-5"),
+    "torch_mul_vjp_sign": ("LEAF-5", "OP-2"),
     # accumulation and zeroing
     "torch_no_accumulation": ("ACC-1", "RETAIN-4", "SEQ-1"),
     "torch_grad_returns_copy": ("ACC-6",),
@@ -135,7 +135,8 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_variable_ignores_volatile": ("RETAIN-13",),
     # on the reference engine
     "reference_unreduced_broadcast": ("LEAF-5", "BC-1"),
-    "reference_shared_node_counted_once": ("LEAF-5", "MISC-1"),
+    "reference_shared_node_counted_once": ("LEAF-5",),
+    "reference_last_contribution_wins": ("MISC-1", "LEAF-5"),
     "reference_no_accumulation": ("ACC-1", "RETAIN-4"),
     "reference_float32_accumulation": ("LEAF-5", "BC-3"),
     "reference_graph_never_freed": ("RETAIN-1",),
