@@ -83,3 +83,14 @@ def pytest_sessionfinish(session):
     if path:
         with open(path, "w") as handle:
             json.dump(_records, handle, indent=1)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """Keep the selected profile's examples but skip shrinking: a kill check needs a failure, not
+    the smallest counterexample, and shrinking is most of a failing run's time."""
+    from hypothesis import Phase, settings
+
+    settings.register_profile("probe-no-shrink", parent=settings.default,
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    settings.load_profile("probe-no-shrink")
