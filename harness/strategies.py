@@ -11,6 +11,8 @@ broadcast-compatible partners, creating a new broadcasting leaf when none exists
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from hypothesis import strategies as st
 
@@ -45,8 +47,10 @@ def broadcastable_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(draw(st.sampled_from((size, 1))) for size in tail)
 
 
+@functools.cache
 def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.SearchStrategy:
-    """Arrays of `shape` with finite values in [-bound, bound], exact in `dtype`, as float64."""
+    """Arrays of `shape` with finite values in [-bound, bound], exact in `dtype`, as float64.
+    (Cached: hypothesis validates each new strategy object, which costs more than drawing.)"""
     width = 32 if dtype == "float32" else 64
     size = int(np.prod(shape, dtype=int))
     elements = st.floats(-bound, bound, width=width, allow_subnormal=False)
@@ -75,7 +79,9 @@ class _Builder:
 
     def pick(self, label: str, accept=lambda value: True) -> str | None:
         candidates = [name for name, value in self.values.items() if accept(value)]
-        return self.draw(st.sampled_from(candidates), label=label) if candidates else None
+        if not candidates:
+            return None
+        return candidates[self.draw(st.integers(0, len(candidates) - 1), label=label)]
 
     def partner(self, shape: tuple[int, ...], accept) -> str:
         """An earlier variable that `accept`s, or (sometimes, or if none) a fresh leaf."""
@@ -132,6 +138,7 @@ class _Builder:
         return lambda v: True
 
     @staticmethod
+    @functools.cache
     def _param(op: str, shape: tuple[int, ...]) -> st.SearchStrategy:
         if op == "pow":
             return st.sampled_from((2, 3, 1, 0, -1))
