@@ -15,7 +15,7 @@ import pytest
 
 from harness.catalog import LEVELS, load_catalog
 from harness.contract import CAPABILITIES
-from harness.engines import EngineLoadError, load_engine, specs_from
+from harness.engines import Engine, EngineLoadError, load_engine, specs_from
 
 ENGINES_KEY = pytest.StashKey[list]()
 
@@ -89,6 +89,12 @@ def ag(engine):
     return engine.ns
 
 
+def item_engine(item) -> Engine | None:
+    """The engine a conformance test runs on; None for any other test (e.g. the project's own)."""
+    engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
+    return engine if isinstance(engine, Engine) else None
+
+
 def behaviour_ids(item) -> list[str]:
     return [id_ for mark in item.iter_markers("behaviour") for id_ in mark.args]
 
@@ -117,7 +123,7 @@ def pytest_collection_modifyitems(config, items):
         too_strict = level is not None and LEVELS.index(level) > max_rank
         not_wanted = bool(wanted) and not wanted.intersection(behaviour_ids(item))
         (deselected if too_strict or not_wanted else selected).append(item)
-        engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
+        engine = item_engine(item)
         if engine is None:
             continue
         needed = [cap for mark in item.iter_markers("needs") for cap in mark.args]

@@ -22,7 +22,7 @@ import pytest
 from harness.catalog import LEVELS
 from harness.checks import take_program, take_reproducer
 from harness.engines import EngineLoadError, load_engine
-from harness.plugin import runs_suites, behaviour_ids, item_level, selected_engines
+from harness.plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
 from harness.report_html import render_report
 from harness.results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                              module_durations, results_json)
@@ -49,7 +49,7 @@ def pytest_configure(config):
 # -- in the process that runs the test (an xdist worker, or the only process) --------------------
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None
+    engine = item_engine(item)
     if engine is not None and call.when == "setup":
         item.user_properties += [("engine", engine.name),
                                  ("behaviours", " ".join(behaviour_ids(item))),

@@ -27,6 +27,8 @@ import warnings
 
 import pytest
 
+from harness.plugin import item_engine
+
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -86,7 +88,7 @@ def pytest_configure(config):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Limit the tests that run an engine (the conformance tests), not the project's own tests."""
-    if "engine" not in getattr(getattr(item, "callspec", None), "params", {}):
+    if item_engine(item) is None:
         return (yield)
     config = item.config
     with time_limit(config.getoption("test_timeout"), hard=hasattr(config, "workerinput")):
