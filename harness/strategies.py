@@ -16,7 +16,7 @@ import functools
 import numpy as np
 from hypothesis import strategies as st
 
-from harness.ops import MAGNITUDE_MAX, OPS
+from harness.ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS
 from harness.program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
@@ -143,7 +143,7 @@ class _Builder:
         if op == "pow":
             return st.sampled_from((2, 3, 1, 0, -1))
         if op in REDUCTIONS:
-            return st.one_of(st.none(), st.integers(0, len(shape) - 1)) if shape else st.none()
+            return st.sampled_from((None, *range(len(shape))))
         if op == "reshape":
             return st.sampled_from(_reshapes(shape))
         if op == "index":
@@ -212,3 +212,46 @@ def unit_vectors(shape: tuple[int, ...]) -> list[np.ndarray]:
     """The unit `gradient` tensors e_i whose backward passes give the Jacobian's rows (JAC-6)."""
     size = int(np.prod(shape, dtype=int))
     return [np.eye(size)[i].reshape(shape) for i in range(size)]
+
+
+def _in_domain(array: np.ndarray, dtype: str, *, floor: float = 0.0,
+               positive: bool = False) -> np.ndarray:
+    """`array` moved into an op's smooth domain: |x| >= floor (x >= floor if `positive`),
+    rounded to `dtype` so that the values stay exact in the program's dtype."""
+    magnitude = floor + np.abs(array)
+    moved = magnitude if positive else np.where(array < 0, -magnitude, magnitude)
+    return np.asarray(moved, dtype=np.float32 if dtype == "float32" else np.float64).astype(
+        np.float64)
+
+
+@st.composite
+def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Program:
+    """A program that applies `op` exactly once, to fresh leaves that all require grad, with
+    inputs drawn inside the op's smooth domain (log's input >= LOG_MIN, divisors and the bases of
+    negative powers at least DIV_MIN from 0, relu's input at least KINK_MARGIN from its kink).
+    Every example exercises the op, unlike a random program that may reject it."""
+    chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
+    min_dims = 2 if op in ("matmul", "transpose") else 1 if op in REDUCTIONS + SHAPING else 0
+    shape = draw(shapes(min_dims=min_dims, max_dims=max(2, min_dims)), label="input shape")
+    param = draw(_Builder._param(op, shape), label=f"{op} parameter")
+    first = draw(values(shape, chosen_dtype), label="x0")
+    if op == "log":
+        first = _in_domain(first, chosen_dtype, floor=LOG_MIN, positive=True)
+    elif op == "relu":
+        first = _in_domain(first, chosen_dtype, floor=KINK_MARGIN)
+    elif op == "pow" and param < 0:
+        first = _in_domain(first, chosen_dtype, floor=DIV_MIN)
+    leaves = [Leaf("x0", first, True)]
+    if OPS[op].arity == 2:
+        if op == "matmul":
+            other_shape = (shape[1], draw(DIM_SIZES, label="matmul columns"))
+        else:
+            other_shape = draw(broadcastable_shape(shape), label="broadcast shape")
+        second = draw(values(other_shape, chosen_dtype), label="x1")
+        if op == "div":
+            second = _in_domain(second, chosen_dtype, floor=DIV_MIN)
+        leaves.append(Leaf("x1", second, True))
+    program = Program(chosen_dtype, tuple(leaves),
+                      (Node("v2", op, tuple(leaf.name for leaf in leaves), param),), "v2")
+    assert OPS[op].domain(*(leaf.values for leaf in leaves), param), "generator left the domain"
+    return program

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none, raises_runtime_error, record_reproducer
+from harness.checks import build, grad_or_none, raises_runtime_error, record_reproducer, shape_of
 from harness.oracles import assert_close, finite_difference_grads
 from harness.strategies import cotangents, programs, unit_vectors
 
@@ -170,6 +170,10 @@ def test_functional_jacobian_matches_unit_rows(engine, data):
         return program.run_on(engine, given={leaf.name: argument})[program.output]
 
     jacobian = engine.ns.autograd.functional.jacobian(function, tensors[leaf.name].detach())
+    layout = program.output_shape() + leaf.values.shape  # output dims first, then input dims
+    assert shape_of(jacobian) == layout, (
+        f"jacobian has shape {shape_of(jacobian)}; torch's layout is output dims then input "
+        f"dims: {layout}")
     got = engine.to_numpy(jacobian).reshape(rows.shape)
     assert_close(got, rows, dtype=program.dtype, oracle="unit-vector rows",
                  what="autograd.functional.jacobian")

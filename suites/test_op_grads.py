@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from harness.checks import build, engine_tensor, grad_or_none, record_reproducer
 from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import programs, shapes
+from harness.strategies import cotangents, op_applications, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -30,16 +30,17 @@ def _dtype(engine):
 
 
 def _check_op(engine, data, op):
-    program = data.draw(programs(engine, ops=(op,), max_ops=2, requires_grad="all",
-                                 dtype=_dtype(engine)), label="program")
-    if not any(node.op == op for node in program.nodes):
-        return  # no well-conditioned application of op was drawn
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
-    expected = finite_difference_grads(program)
+    """One application of `op` on leaves; backward with a random gradient (a vector of ones
+    would hide transposed or permuted vector-Jacobian products) against finite differences."""
+    program = data.draw(op_applications(engine, op, dtype=_dtype(engine)), label="program")
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
+    tensors = build(program, engine, f"out.backward(torch.tensor({v.tolist()!r}, "
+                                     f"dtype=torch.{program.dtype}))")
+    tensors[program.output].backward(engine_tensor(engine, v, program.dtype))
+    expected = finite_difference_grads(program, v)
     for leaf in program.grad_leaves():
         assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype=program.dtype, oracle="finite-difference",
+                     dtype=program.dtype, oracle="finite-difference v^T J",
                      what=f"{leaf.name}.grad through {op}")
 
 
