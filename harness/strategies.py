@@ -26,6 +26,7 @@ UNARY = ("neg", "pow", "exp", "log", "tanh", "sigmoid", "relu")
 REDUCTIONS = ("sum", "mean")
 SHAPING = ("reshape", "transpose", "index")
 ALL_OPS = ELEMENTWISE_BINARY + UNARY + REDUCTIONS + ("matmul",) + SHAPING
+CURVED_OPS = ("mul", "div", "pow", "exp", "log", "tanh", "sigmoid")  # nonzero second derivatives
 SAVING_OPS = tuple(name for name in ALL_OPS if OPS[name].saves_tensors)
 NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
 

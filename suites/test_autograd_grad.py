@@ -8,7 +8,7 @@ from hypothesis import given, strategies as st
 
 from harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
 from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import cotangents, programs
+from harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -216,7 +216,10 @@ def _hvp_by_finite_differences(engine, program, leaf_name, weights):
 
 
 def _second_order_case(engine, data):
-    program = data.draw(programs(engine, max_ops=4, dtype="float64"), label="program")
+    """A float64 program, mostly of ops with curvature (a linear program's second derivative is
+    zero, which a create_graph that is ignored would also give)."""
+    ops = data.draw(st.sampled_from([CURVED_OPS, ALL_OPS]), label="op set")
+    program = data.draw(programs(engine, ops=ops, max_ops=4, dtype="float64"), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
     weights = data.draw(cotangents(leaf.values.shape, "float64"), label="weights")
     return program, leaf.name, weights

@@ -29,7 +29,9 @@ def _walk(root):
 def test_grad_fn_is_none_exactly_for_leaves(engine, data):
     """Every tensor is a leaf exactly when its grad_fn is None; op results that do not require
     grad are leaves too."""
-    program = data.draw(programs(engine, output="any"), label="program")
+    requires_grad = data.draw(st.sampled_from(["none", "some"]), label="leaves requiring grad")
+    program = data.draw(programs(engine, output="any", requires_grad=requires_grad),
+                        label="program")
     tensors = build(program, engine)
     for name, tensor in tensors.items():
         assert bool(tensor.is_leaf) == (tensor.grad_fn is None), (
