@@ -30,6 +30,19 @@ class Tolerance:
 TOLERANCES = {"float64": Tolerance(1e-5, 1e-5), "float32": Tolerance(1e-3, 1e-3)}
 
 
+def central_differences(function, point: np.ndarray, relative_step: float = 1e-6) -> np.ndarray:
+    """The gradient of the scalar `function` at `point` by central differences, with step
+    relative_step * max(1, |x|) per element."""
+    grad = np.zeros_like(point)
+    for index in np.ndindex(point.shape):
+        step = relative_step * max(1.0, abs(point[index]))
+        plus, minus = point.copy(), point.copy()
+        plus[index] += step
+        minus[index] -= step
+        grad[index] = (function(plus) - function(minus)) / (2 * step)
+    return grad
+
+
 def finite_difference_grads(program: Program, cotangent: np.ndarray | None = None,
                             wrt: list[str] | None = None) -> dict[str, np.ndarray]:
     """d(sum(output * cotangent))/d(variable) by central differences, for the variables named in
@@ -37,21 +50,12 @@ def finite_difference_grads(program: Program, cotangent: np.ndarray | None = Non
     base = program.evaluate()
     weights = 1.0 if cotangent is None else np.asarray(cotangent, dtype=np.float64)
 
-    def objective(name: str, values: np.ndarray) -> float:
-        return float(np.sum(program.evaluate({name: values})[program.output] * weights))
+    def objective(name: str):
+        return lambda values: float(np.sum(program.evaluate({name: values})[program.output]
+                                           * weights))
 
-    grads = {}
-    for name in wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]:
-        point = base[name]
-        grad = np.zeros_like(point)
-        for index in np.ndindex(point.shape):
-            step = 1e-6 * max(1.0, abs(point[index]))
-            plus, minus = point.copy(), point.copy()
-            plus[index] += step
-            minus[index] -= step
-            grad[index] = (objective(name, plus) - objective(name, minus)) / (2 * step)
-        grads[name] = grad
-    return grads
+    names = wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]
+    return {name: central_differences(objective(name), base[name]) for name in names}
 
 
 def largest_difference(got: np.ndarray, expected: np.ndarray) -> tuple[float, tuple]:

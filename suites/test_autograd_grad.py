@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
-from harness.oracles import assert_close, finite_difference_grads
+from harness.oracles import assert_close, central_differences, finite_difference_grads
 from harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs
 
 behaviour = pytest.mark.behaviour
@@ -202,17 +202,10 @@ def _first_derivative(engine, program, leaf_name, values):
 
 def _hvp_by_finite_differences(engine, program, leaf_name, weights):
     """sum_i w_i d g_i / d x_j by central differences of the engine's first derivatives g."""
-    point = program.leaf(leaf_name).values
-    result = np.zeros_like(point)
-    for index in np.ndindex(point.shape):
-        step = 1e-5 * max(1.0, abs(point[index]))
-        plus, minus = point.copy(), point.copy()
-        plus[index] += step
-        minus[index] -= step
-        difference = (_first_derivative(engine, program, leaf_name, plus)
-                      - _first_derivative(engine, program, leaf_name, minus))
-        result[index] = float(np.sum(difference * weights)) / (2 * step)
-    return result
+    return central_differences(
+        lambda values: float(np.sum(_first_derivative(engine, program, leaf_name, values)
+                                    * weights)),
+        program.leaf(leaf_name).values, relative_step=1e-5)
 
 
 def _second_order_case(engine, data):
