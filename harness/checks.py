@@ -105,3 +105,15 @@ def held_constant(program: Program, names) -> Program:
                       for node in program.nodes if node.name in names)
     nodes = tuple(node for node in program.nodes if node.name not in names)
     return Program(program.dtype, program.leaves + constants, nodes, program.output)
+
+
+def assert_leaf_grads(engine, program: Program, tensors: dict, expected: dict, *, oracle: str,
+                      scale: float = 1.0, what: str = "") -> None:
+    """Every leaf of `program` that gets .grad holds `scale * expected[leaf]` (LEAF-5's leaves)."""
+    __tracebackhide__ = True
+    from harness.oracles import assert_close
+    for leaf in program.grad_leaves():
+        grad = grad_or_none(engine, tensors[leaf.name])
+        assert grad is not None, f"{leaf.name} requires grad and takes part, but .grad is None"
+        assert_close(grad, scale * expected[leaf.name], dtype=program.dtype, oracle=oracle,
+                     what=f"{leaf.name}.grad{what}")

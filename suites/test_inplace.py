@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (build, engine_tensor, grad_or_none, raises_runtime_error,
-                            record_reproducer)
-from harness.oracles import assert_close, finite_difference_grads
+from harness.checks import (assert_leaf_grads, build, engine_tensor, raises_runtime_error, record_reproducer)
+from harness.oracles import finite_difference_grads
 from harness.strategies import cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
@@ -142,10 +141,8 @@ def test_in_place_ops_on_a_non_leaf_are_differentiated(engine, data):
                        rtol=1e-3, atol=1e-3), "the in-place ops computed wrong values"
     y.sum().backward()
     expected = finite_difference_grads(program, a * scalar)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype=program.dtype, oracle="finite-difference of (a * out + b) * s",
-                     what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, expected,
+                      oracle="finite-difference of (a * out + b) * s")
 
 
 @behaviour("INP-10")
@@ -192,10 +189,8 @@ def test_overwritten_elements_get_zero_gradient(engine, data):
     weights = np.ones(shape)
     weights[row] = 0.0
     expected = finite_difference_grads(program, weights)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype=program.dtype, oracle=f"finite-difference with row {row} cut",
-                     what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, expected,
+                      oracle=f"finite-difference with row {row} cut")
 
 
 @behaviour("INP-14")
@@ -221,10 +216,8 @@ def test_index_assignment_into_zeros_gives_the_right_gradients(engine, data):
     n.backward(engine_tensor(engine, v, program.dtype))
     weight = sum(v[p] * c for p, c in factors.items())
     expected = finite_difference_grads(program)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), weight * expected[leaf.name],
-                     dtype=program.dtype, oracle=f"finite-difference x {weight:.4g}",
-                     what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, expected,
+                      oracle=f"finite-difference x {weight:.4g}", scale=weight)
 
 
 @behaviour("INP-16")
@@ -244,6 +237,4 @@ def test_in_place_with_an_operand_requiring_grad_joins_the_graph(engine, data):
         "a.add_(out) with out requiring grad left a as a plain leaf")
     a.sum().backward()
     expected = finite_difference_grads(program, np.ones(shape))
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype=program.dtype, oracle="finite-difference", what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, expected, oracle="finite-difference")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, engine_tensor, grad_or_none, record_reproducer
+from harness.checks import assert_leaf_grads, build, engine_tensor, grad_or_none, record_reproducer
 from harness.oracles import assert_close, finite_difference_grads
 from harness.strategies import cotangents, op_applications, shapes
 
@@ -38,10 +38,8 @@ def _check_op(engine, data, op):
                                      f"dtype=torch.{program.dtype}))")
     tensors[program.output].backward(engine_tensor(engine, v, program.dtype))
     expected = finite_difference_grads(program, v)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype=program.dtype, oracle="finite-difference v^T J",
-                     what=f"{leaf.name}.grad through {op}")
+    assert_leaf_grads(engine, program, tensors, expected,
+                      oracle="finite-difference v^T J", what=f" through {op}")
 
 
 def _family_test(behaviour_id):

@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none, raises_runtime_error
-from harness.oracles import assert_close, finite_difference_grads
+from harness.checks import assert_leaf_grads, build, grad_or_none, raises_runtime_error
+from harness.oracles import finite_difference_grads
 from harness.strategies import NON_SAVING_OPS, programs
 
 behaviour = pytest.mark.behaviour
@@ -30,10 +30,8 @@ def test_second_backward_through_nodes_without_saved_tensors_succeeds(engine, da
     out.backward()
     out.backward()
     expected = finite_difference_grads(program)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), 2 * expected[leaf.name],
-                     dtype=program.dtype, oracle="finite-difference x 2 passes",
-                     what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, expected,
+                      oracle="finite-difference x 2 passes", scale=2)
 
 
 @behaviour("RETAIN-4")
@@ -45,9 +43,7 @@ def test_retain_graph_allows_another_backward(engine, data):
     out.backward(retain_graph=True)
     once = {leaf.name: grad_or_none(engine, tensors[leaf.name]) for leaf in program.grad_leaves()}
     out.backward()
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), 2 * once[leaf.name],
-                     dtype=program.dtype, oracle="twice the first pass", what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, once, oracle="twice the first pass", scale=2)
 
 
 @behaviour("RETAIN-4")
