@@ -13,7 +13,7 @@ import pytest
 from hypothesis import note
 from hypothesis.control import currently_in_test_context
 
-from harness.ops import OPS
+from harness.oracles import assert_close
 from harness.program import Leaf, Program
 
 _last_reproducer: list[str] = []
@@ -81,19 +81,11 @@ def engine_tensor(engine, array, dtype: str, requires_grad: bool = False):
 
 
 def run_transformed(program: Program, engine, around, *after: str) -> dict:
-    """Run `program` on `engine` like `build`, but compute each node through
-    `around(name, compute)`, where `compute()` applies the node's op to the tensors so far; what
-    `around` returns is used downstream (compute a node under no_grad, detach it, hook it...).
-    `after` lines describe the change in the reproducer."""
+    """Run `program` on `engine` like `build`, with each node computed through `around` (see
+    Program.run_on); `after` lines describe the change in the reproducer. The program is not kept
+    for the report's graph picture, which would show it without the change."""
     record_reproducer(program.to_script(*after))
-    tensors = {leaf.name: engine_tensor(engine, leaf.values, program.dtype, leaf.requires_grad)
-               for leaf in program.leaves}
-    for node in program.nodes:
-        def compute(node=node):
-            return OPS[node.op].on_engine(engine.ns, *(tensors[arg] for arg in node.args),
-                                          node.param)
-        tensors[node.name] = around(node.name, compute)
-    return tensors
+    return program.run_on(engine, around=around)
 
 
 def held_constant(program: Program, names) -> Program:
@@ -111,7 +103,6 @@ def assert_leaf_grads(engine, program: Program, tensors: dict, expected: dict, *
                       scale: float = 1.0, what: str = "") -> None:
     """Every leaf of `program` that gets .grad holds `scale * expected[leaf]` (LEAF-5's leaves)."""
     __tracebackhide__ = True
-    from harness.oracles import assert_close
     for leaf in program.grad_leaves():
         grad = grad_or_none(engine, tensors[leaf.name])
         assert grad is not None, f"{leaf.name} requires grad and takes part, but .grad is None"

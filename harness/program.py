@@ -83,9 +83,12 @@ class Program:
         return Program(self.dtype, leaves, self.nodes, self.output)
 
     # -- interpreters ------------------------------------------------------------------------
-    def run_on(self, engine, given: dict[str, Any] | None = None) -> dict[str, Any]:
+    def run_on(self, engine, given: dict[str, Any] | None = None, around=None) -> dict[str, Any]:
         """Build the program's graph on `engine`; returns every variable's tensor by name.
-        `given` supplies ready-made tensors for some leaves (e.g. a function's argument)."""
+        `given` supplies ready-made tensors for some leaves (e.g. a function's argument).
+        `around(name, compute)`, if given, computes each node: `compute()` applies the node's op,
+        and what `around` returns is used downstream (to compute a node under no_grad, detach
+        it, hook it, ...)."""
         ag = engine.ns
         dtype = getattr(ag, self.dtype)
         tensors: dict[str, Any] = dict(given or {})
@@ -94,8 +97,9 @@ class Program:
                 tensors[leaf.name] = ag.tensor(leaf.values.tolist(), dtype=dtype,
                                                requires_grad=leaf.requires_grad)
         for node in self.nodes:
-            spec = OPS[node.op]
-            tensors[node.name] = spec.on_engine(ag, *(tensors[a] for a in node.args), node.param)
+            def compute(node=node):
+                return OPS[node.op].on_engine(ag, *(tensors[a] for a in node.args), node.param)
+            tensors[node.name] = compute() if around is None else around(node.name, compute)
         return tensors
 
     def evaluate(self, overrides: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
