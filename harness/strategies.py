@@ -68,9 +68,9 @@ class _Builder:
         self.nodes: list[Node] = []
         self.values: dict[str, np.ndarray] = {}
 
-    def new_leaf(self, shape: tuple[int, ...]) -> str:
+    def new_leaf(self, shape: tuple[int, ...], requires_grad: bool | None = None) -> str:
         name = f"x{len(self.leaves)}"
-        flag = {"all": True, "none": False}.get(self.requires_grad)
+        flag = {"all": True, "none": False}.get(self.requires_grad, requires_grad)
         if flag is None:
             flag = self.draw(st.booleans(), label=f"{name}.requires_grad")
         leaf_values = self.draw(values(shape, self.dtype), label=name)
@@ -155,6 +155,17 @@ class _Builder:
             return st.one_of(single, window) if size > 1 else single
         return st.none()
 
+    def used_leaves(self, output: str) -> list[Leaf]:
+        used = self.program(output).ancestors()
+        return [leaf for leaf in self.leaves if leaf.name in used]
+
+    def ensure_requiring_leaf(self, output: str) -> None:
+        """Make the first leaf on the output's path require grad if none does."""
+        used = self.used_leaves(output)
+        if not any(leaf.requires_grad for leaf in used):
+            index = self.leaves.index(used[0])
+            self.leaves[index] = Leaf(used[0].name, used[0].values, True)
+
     def program(self, output: str) -> Program:
         return Program(self.dtype, tuple(self.leaves), tuple(self.nodes), output)
 
@@ -182,8 +193,9 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     than one element, so that `backward()` needs no gradient), "any", or "vector" (more than one
     element: a broadcasting add with a fresh two-element leaf is appended when needed).
     requires_grad: "some" (random per leaf, but at least one leaf on the output's path requires
-    grad), "all" or "none". saves_tensors: end with `tanh` (whose node saves its result) unless
-    some node on the output's path already saves tensors for backward.
+    grad), "mixed" (as "some", and at least one leaf on the path does not), "all" or "none".
+    saves_tensors: end with `tanh` (whose node saves its result) unless some node on the output's
+    path already saves tensors for backward.
     """
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     builder = _Builder(draw, chosen_dtype, requires_grad)
@@ -193,15 +205,16 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     result = builder.nodes[-1].name if builder.nodes else builder.leaves[-1].name
     if output == "vector" and builder.values[result].size == 1:
         result = builder.append("add", result, builder.new_leaf((2,)))
+    if requires_grad in ("some", "mixed"):
+        builder.ensure_requiring_leaf(result)
+    if requires_grad == "mixed" and all(leaf.requires_grad for leaf in builder.used_leaves(result)):
+        # A constant as the *first* operand: the result requires grad through the second.
+        result = builder.append("add", builder.new_leaf((), requires_grad=False), result)
     if saves_tensors and not builder.program(result).saves_tensors():
         result = builder.append("tanh", result)
     if output == "scalar" and builder.values[result].size != 1:
         result = builder.append("sum", result)
-    program = builder.program(result)
-    if requires_grad == "some" and not program.grad_leaves():
-        first_used = next(leaf for leaf in program.leaves if leaf.name in program.ancestors())
-        program = program.with_requires_grad({first_used.name: True})
-    return program
+    return builder.program(result)
 
 
 def cotangents(shape: tuple[int, ...], dtype: str) -> st.SearchStrategy[np.ndarray]:

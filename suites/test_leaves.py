@@ -117,7 +117,7 @@ def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
 @behaviour("REQ-9")
 @given(data=st.data())
 def test_leaves_not_requiring_grad_keep_none(engine, data):
-    program = data.draw(programs(engine), label="program")
+    program = data.draw(programs(engine, requires_grad="mixed"), label="program")
     tensors = build(program, engine, "out.backward()")
     tensors[program.output].backward()
     for leaf in program.leaves:

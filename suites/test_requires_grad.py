@@ -32,7 +32,7 @@ def test_integer_tensors_cannot_be_switched_to_require_grad(ag, values):
 @behaviour("REQ-8")
 @given(data=st.data())
 def test_results_require_grad_iff_an_input_does(engine, data):
-    program = data.draw(programs(engine, output="any"), label="program")
+    program = data.draw(programs(engine, output="any", requires_grad="mixed"), label="program")
     tensors = build(program, engine)
     for node in program.nodes:
         expected = program.requires_grad(node.name)
