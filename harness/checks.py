@@ -13,7 +13,7 @@ import pytest
 from hypothesis import note
 from hypothesis.control import currently_in_test_context
 
-from harness.oracles import assert_close
+from harness.oracles import assert_close, finite_difference_grads
 from harness.program import Leaf, Program
 
 _last_reproducer: list[str] = []
@@ -108,3 +108,31 @@ def assert_leaf_grads(engine, program: Program, tensors: dict, expected: dict, *
         assert grad is not None, f"{leaf.name} requires grad and takes part, but .grad is None"
         assert_close(grad, scale * expected[leaf.name], dtype=program.dtype, oracle=oracle,
                      what=f"{leaf.name}.grad{what}")
+
+
+def assert_grads_with_nodes_held_constant(engine, program: Program, held, around,
+                                          how: str) -> None:
+    """Run `program` with the nodes `held` computed through `around` (detached, or under
+    no_grad: `how` says which), then backward: each leaf's .grad equals the finite differences of
+    the program with those nodes held at their values, and a leaf that reaches the output only
+    through them gets none (DET-2, MODE-9)."""
+    __tracebackhide__ = True
+    expected = finite_difference_grads(held_constant(program, held))
+    tensors = run_transformed(program, engine, around, f"# nodes {sorted(held)} {how}",
+                              "out.backward()")
+    out = tensors[program.output]
+    # With every path cut, out is a constant: backward would raise, unless out still requires
+    # grad, as torch's views made under no_grad of a tensor that requires grad do; then backward
+    # runs and must reach no leaf.
+    if expected or out.requires_grad:
+        out.backward()
+    for leaf in program.leaves:
+        grad = grad_or_none(engine, tensors[leaf.name])
+        if leaf.name in expected:
+            assert grad is not None, f"{leaf.name} has a path around the nodes {how}"
+            assert_close(grad, expected[leaf.name], dtype=program.dtype,
+                         oracle=f"finite-difference with the nodes {how} held constant",
+                         what=f"{leaf.name}.grad")
+        else:
+            assert grad is None, (f"{leaf.name} reaches the output only through nodes {how}, "
+                                  f"but got .grad {grad.tolist()}")
