@@ -49,7 +49,8 @@ class Root:
     h_modified: bool = False
     h_retained: bool = False
     h_model: np.ndarray | None = field(default=None)
-    source: "Root | None" = None   # the root whose h this graph saved through h.detach()
+    source: "Root | None" = None   # the root whose h (and version counter) this graph saved
+                                   # through h.detach(), possibly repeated
     h_untracked: bool = False      # h.grad is not promised any more (after a failed backward)
 
 
@@ -140,7 +141,10 @@ class AutogradSequence(RuleBasedStateMachine):
         """A new graph through a detached tensor: out = sum(h.detach() * a); only a gets
         gradient, the detached h's value."""
         root = data.draw(st.sampled_from(self.roots), label="detach whose h")
-        if root.h_modified:
+        # Every detach() of a detach() shares the version counter (and memory) of the first
+        # tensor (DET-3): the root that owns it is the source of the new graph.
+        source = root.source or root
+        if source.h_modified:
             return  # the model does not track h's values after in-place changes
         h_values = self.engine.to_numpy(root.h).astype(np.float64)
         h = root.h.detach()
@@ -148,7 +152,7 @@ class AutogradSequence(RuleBasedStateMachine):
         name = f"r{len(self.roots)}"
         self.say(f"h_{name} = h_{root.name}.detach(); {name} = (h_{name} * a).sum()")
         self.roots.append(Root(name, out, h, self.grad_enabled, True, False, {"a": h_values},
-                               np.zeros(SIZE), source=root))
+                               np.zeros(SIZE), source=source))
 
     @precondition(lambda self: self.roots)
     @rule(data=st.data(), retain=st.booleans(), scale=st.sampled_from([None, 1.0, -2.0, 0.5]))
