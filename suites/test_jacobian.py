@@ -92,11 +92,16 @@ def _finite_difference_jacobian(program, leaf_name):
                      for unit in unit_vectors(program.output_shape())])
 
 
+def _program_and_leaf(data, engine):
+    """A program with a vector output and one of its leaves that get .grad."""
+    program = data.draw(programs(engine, output="vector", max_ops=4), label="program")
+    return program, data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
+
+
 @behaviour("JAC-6")
 @given(data=st.data())
 def test_unit_gradients_give_jacobian_rows(engine, data):
-    program = data.draw(programs(engine, output="vector", max_ops=4), label="program")
-    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
+    program, leaf = _program_and_leaf(data, engine)
     tensors = build(program, engine,
                     f"# for each unit vector e_i of out's shape: {leaf.name}.grad = None; "
                     f"out.backward(e_i, retain_graph=True); row_i = {leaf.name}.grad.flatten()")
@@ -156,8 +161,7 @@ def test_seed_index_assignment_jacobian(ag):
 @needs("functional")
 @given(data=st.data())
 def test_functional_jacobian_matches_unit_rows(engine, data):
-    program = data.draw(programs(engine, output="vector", max_ops=4), label="program")
-    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
+    program, leaf = _program_and_leaf(data, engine)
     tensors = build(program, engine,
                     f"torch.autograd.functional.jacobian(lambda {leaf.name}: <program>, "
                     f"{leaf.name})")

@@ -6,7 +6,7 @@ running the same program (differential) where torch is installed (VAL-*, BC-3)."
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none
+from harness.checks import assert_leaf_grads, build, grad_or_none
 from harness.engines import EngineLoadError, load_engine
 from harness.oracles import assert_close, finite_difference_grads
 from harness.strategies import programs
@@ -30,10 +30,8 @@ def test_float64_gradients_match_finite_differences_tightly(engine, data):
     program = data.draw(programs(engine, dtype="float64"), label="program")
     tensors = build(program, engine, "out.backward()")
     tensors[program.output].backward()
-    expected = finite_difference_grads(program)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype="float64", oracle="finite-difference", what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, finite_difference_grads(program),
+                      oracle="finite-difference")
 
 
 @behaviour("VAL-2")
@@ -48,10 +46,8 @@ def test_float32_gradients_match_the_float64_oracle(engine, data):
     assert_close(engine.to_numpy(out), program.evaluate()[program.output], dtype="float32",
                  oracle="float64 forward", what="out")
     out.backward()
-    expected = finite_difference_grads(program)
-    for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]), expected[leaf.name],
-                     dtype="float32", oracle="finite-difference", what=f"{leaf.name}.grad")
+    assert_leaf_grads(engine, program, tensors, finite_difference_grads(program),
+                      oracle="finite-difference")
 
 
 @behaviour("BC-3")
