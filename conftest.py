@@ -8,7 +8,8 @@ each run; `thorough` draws many.
 
 from hypothesis import HealthCheck, settings
 
-pytest_plugins = ["harness.plugin", "harness.baseline", "harness.robustness", "harness.report"]
+pytest_plugins = ["harness.plugin", "harness.baseline", "harness.robustness",
+                  "harness.watchdog", "harness.report"]
 
 settings.register_profile("ci", max_examples=50, derandomize=True, deadline=None,
                           print_blob=True)

@@ -15,6 +15,7 @@ from hypothesis.control import currently_in_test_context
 
 from harness.oracles import assert_close, finite_difference_grads
 from harness.program import Leaf, Program
+from harness.watchdog import journal_reproducer
 
 _last_reproducer: list[str] = []
 _last_program: list[Program] = []
@@ -26,6 +27,7 @@ def record_reproducer(script: str) -> None:
     if currently_in_test_context():
         note("Reproducer (torch script):\n" + script)
     _last_reproducer[:] = [script]
+    journal_reproducer(script)
 
 
 def take_reproducer() -> str | None:

@@ -27,6 +27,7 @@ from harness.report_html import render_report
 from harness.results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                              module_durations, results_json)
 from harness.robustness import TimeLimitExceeded, time_limit
+from harness.watchdog import Terminated, unresponsive_engines
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
 
@@ -111,7 +112,8 @@ class ConformanceReport:
         self.results.add_report(report)
 
     def pytest_keyboard_interrupt(self, excinfo):
-        self.partial.append("interrupted (KeyboardInterrupt): the tests after it did not run")
+        cause = "SIGTERM" if excinfo.errisinstance(Terminated) else "Ctrl-C / SIGINT"
+        self.partial.append(f"interrupted ({cause}): the tests after it did not run")
 
     def pytest_sessionfinish(self, session, exitstatus):
         config = self.config
@@ -127,10 +129,9 @@ class ConformanceReport:
             self.partial.append(f"{missing} of {session.testscollected} selected tests have "
                                 f"no result")
         matrix = behaviour_matrix(self.results, engines)
-        summaries = engine_summaries(self.results, engines, matrix)
-        level = config.getoption("level")
-        self.summary_lines = [summary.line(level) for summary in summaries.values()]
-        run = self.run_info(exitstatus)
+        run = self.run_info(session.exitstatus)
+        summaries = engine_summaries(self.results, engines, matrix, run["unresponsive"])
+        self.summary_lines = [summary.line(run["level"]) for summary in summaries.values()]
         html_path, json_path = self.paths()
         if html_path:
             self._write(html_path, render_report(run, self.results, matrix, summaries,
@@ -190,6 +191,7 @@ class ConformanceReport:
             "python": platform.python_version(),
             "exit_status": int(exitstatus),
             "partial": self.partial,
+            "unresponsive": unresponsive_engines(config),
         }
 
     def pytest_terminal_summary(self, terminalreporter):

@@ -15,11 +15,11 @@ import re
 
 from harness.catalog import LEVELS, load_catalog
 
-STATE_LABELS = {"passed": "pass", "failed": "FAIL", "xfailed": "known gap", "skipped": "skipped",
-                "notrun": "not run"}
+STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (engine unresponsive)",
+                "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}
 OUTCOME_LABELS = {"passed": "passed", "failed": "failed", "xfailed": "expected failure (baseline)",
                   "xpassed": "passed but listed in the baseline (remove it)",
-                  "skipped": "skipped"}
+                  "skipped": "skipped", "cancelled": "not run: its engine was unresponsive"}
 
 
 def esc(value) -> str:
@@ -58,6 +58,8 @@ table { border-collapse: collapse; }
 .s-failed { background: #ffebe9; color: var(--fail); }
 .s-xfailed { background: #fff8c5; color: var(--xfail); }
 .s-skipped { background: #eaeef2; color: var(--skip); font-weight: 400; }
+.s-cancelled { background: #ffebe9; color: var(--fail); font-weight: 400; }
+.unresponsive { color: var(--fail); font-weight: 700; }
 .s-notrun { color: #afb8c1; font-weight: 400; }
 .hidden { display: none !important; }
 .failure { border: 1px solid #d0d7de; border-left: 6px solid var(--fail); border-radius: 6px;
@@ -151,18 +153,17 @@ def _header(run, summaries) -> str:
                      f"{shown}</td></tr>")
     parts.append("</table><div class=\"cards\">")
     for summary in summaries.values():
-        kind = ("bad" if summary.states["failed"] else
+        kind = ("bad" if summary.states["failed"] or summary.unresponsive else
                 "gap" if summary.states["xfailed"] or summary.states["skipped"] else "")
         levels = " &middot; ".join(f"{esc(level)} {p}/{t}"
                                    for level, (p, t) in summary.by_level.items())
         tests = ", ".join(f"{n} {esc(outcome)}" for outcome, n in sorted(summary.tests.items()))
-        extra = ", ".join(f"{summary.states[s]} {label}" for s, label in
-                          (("failed", "failing"), ("xfailed", "known gaps"),
-                           ("skipped", "skipped")) if summary.states[s])
+        unresponsive = (f"<div class=\"unresponsive\">UNRESPONSIVE: {esc(summary.unresponsive)}"
+                        f"</div>" if summary.unresponsive else "")
         parts.append(f"<div class=\"card {kind}\"><div><b>{esc(summary.engine)}</b></div>"
                      f"<div class=\"big\">{summary.passed} / {summary.total}</div>"
-                     f"<div>behaviours conform at level {esc(run['level'])}</div>"
-                     f"<div class=\"muted\">{esc(extra)}</div>"
+                     f"<div>behaviours conform at level {esc(run['level'])}</div>{unresponsive}"
+                     f"<div class=\"muted\">{esc(summary.extra)}</div>"
                      f"<div class=\"muted\">by level: {levels}</div>"
                      f"<div class=\"muted\">tests: {tests}</div></div>")
     parts.append("</div></header>")
@@ -206,7 +207,7 @@ def _matrix(run, matrix) -> str:
         for behaviour in behaviours:
             info = catalog.behaviours.get(behaviour)
             row = matrix[behaviour]
-            failing = any(cell.state in ("failed", "xfailed") for cell in row.values())
+            failing = any(cell.state in ("failed", "cancelled", "xfailed") for cell in row.values())
             cells = "".join(_cell(row.get(engine)) for engine in engines)
             level = info.level if info else LEVELS[-1]
             parts.append(
@@ -226,8 +227,8 @@ def _cell(cell) -> str:
     if first_bad is not None:
         label = f"<a href=\"#{_anchor(first_bad.nodeid)}\">{label}</a>"
     reason = ""
-    if cell.state == "skipped":
-        reasons = sorted({t.reason for t in cell.tests if t.outcome == "skipped"})
+    if cell.state in ("skipped", "cancelled"):
+        reasons = sorted({t.reason for t in cell.tests if t.outcome == cell.state})
         reason = f"<div class=\"muted\">{esc('; '.join(reasons))[:160]}</div>"
     return (f"<td class=\"cell s-{cell.state}\" title=\"{esc(cell.detail)}\">{label}{reason}</td>")
 

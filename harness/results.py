@@ -14,9 +14,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from harness.catalog import LEVELS, load_catalog
+from harness.watchdog import NOT_RUN
 
-# A test's outcome, and the state of a behaviour on an engine, worst first.
-STATES = ("failed", "xfailed", "skipped", "passed")
+# A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
+# because its engine stopped responding (harness/watchdog.py).
+STATES = ("failed", "cancelled", "xfailed", "skipped", "passed")
 _ENGINE_PARAM = re.compile(r"\[(?:.*-)?([^\[\]-]+)\]$")
 # Where hypothesis' notes (falsifying example, reproducer, explanation) start in a message.
 _HYPOTHESIS_NOTES = re.compile(r"\n(?=Falsifying example:|Failing test case:|Draw 1|Explanation:)")
@@ -30,8 +32,8 @@ class TestRecord:
     engine: str | None = None
     behaviours: list[str] = field(default_factory=list)
     level: str | None = None
-    outcome: str = "passed"     # passed | failed | xfailed | xpassed | skipped
-    reason: str = ""            # skip or xfail reason; for an xpassed test, the baseline's
+    outcome: str = "passed"     # passed | failed | xfailed | xpassed | skipped | cancelled
+    reason: str = ""            # skip, xfail or cancel reason; for an xpassed test, the baseline's
     duration: float = 0.0       # setup + call + teardown, seconds
     error: str = ""             # failed / xfailed: the exception line(s) as pytest shows them
     traceback: str = ""         # failed / xfailed: pytest's full failure text
@@ -87,8 +89,8 @@ class Results:
                 record.outcome, record.reason = "xfailed", report.wasxfail
                 record.error, record.traceback = error_text(report)
             else:
-                record.outcome = "skipped"
                 record.reason = skip_reason(report)
+                record.outcome = "cancelled" if record.reason.startswith(NOT_RUN) else "skipped"
 
 
 def error_text(report) -> tuple[str, str]:
@@ -127,7 +129,8 @@ class Cell:
 def cell_state(tests: list[TestRecord]) -> str:
     """A behaviour passes on an engine when all its tests pass there (a strict expected failure that
     passed counts as passing: the engine conforms); any failure makes it fail; a known gap (an
-    expected failure, or a test skipped by the baseline) makes it xfail; any other skip, skipped."""
+    expected failure, or a test skipped by the baseline) makes it xfail; a test not run because the
+    run gave its engine up makes it cancelled; any other skip, skipped."""
     if not tests:
         return "notrun"
     states = set()
@@ -164,19 +167,27 @@ class EngineSummary:
     states: Counter = field(default_factory=Counter)
     by_level: dict[str, tuple[int, int]] = field(default_factory=dict)  # level -> (passed, total)
     tests: Counter = field(default_factory=Counter)                    # test outcome -> count
+    unresponsive: str = ""      # why the run gave the engine up, if it did
+
+    @property
+    def extra(self) -> str:
+        """How the behaviours that do not pass are split: "2 failing, 1 known gaps"."""
+        return ", ".join(f"{self.states[s]} {label}" for s, label in
+                         (("failed", "failing"), ("cancelled", "not run"),
+                          ("xfailed", "known gaps"), ("skipped", "skipped")) if self.states[s])
 
     def line(self, level: str) -> str:
-        extra = ", ".join(f"{self.states[s]} {label}" for s, label in
-                          (("failed", "failing"), ("xfailed", "known gaps"),
-                           ("skipped", "skipped")) if self.states[s])
+        extra = self.extra
         return (f"{self.engine}: {self.passed}/{self.total} behaviours pass at level {level}"
-                + (f" ({extra})" if extra else ""))
+                + (f" ({extra})" if extra else "")
+                + ("; UNRESPONSIVE" if self.unresponsive else ""))
 
 
-def engine_summaries(results: Results, engines: list[str],
-                     matrix: dict[str, dict[str, Cell]]) -> dict[str, EngineSummary]:
+def engine_summaries(results: Results, engines: list[str], matrix: dict[str, dict[str, Cell]],
+                     unresponsive: dict[str, str] | None = None) -> dict[str, EngineSummary]:
     catalog = load_catalog().behaviours
-    summaries = {engine: EngineSummary(engine) for engine in engines}
+    summaries = {engine: EngineSummary(engine, unresponsive=(unresponsive or {}).get(engine, ""))
+                 for engine in engines}
     for record in results.records.values():
         if record.engine in summaries:
             summaries[record.engine].tests[record.outcome] += 1
@@ -251,7 +262,8 @@ def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary
                              "behaviour_states": dict(s.states),
                              "by_level": {lvl: {"passed": p, "total": t}
                                           for lvl, (p, t) in s.by_level.items()},
-                             "tests": dict(s.tests)}
+                             "tests": dict(s.tests),
+                             "unresponsive": s.unresponsive or None}
                     for engine, s in summaries.items()},
         "behaviours": {behaviour: {engine: cell.state for engine, cell in row.items()}
                        for behaviour, row in matrix.items()},
