@@ -11,11 +11,16 @@ line or after whitespace starts a comment; blank lines are ignored. An entry is 
 Matching is exact (no globs, no prefixes). An entry that matches no collected test is a warning.
 
 This module decides which tests the baseline excuses; it does not judge outcomes (pytest's strict
-xfail does: a listed test that passes fails the run).
+xfail does: a listed test that passes fails the run). An excused test that runs (`xfail` mode)
+stops at its first failing example: hypothesis does not shrink it, since its smallest
+counterexample was recorded when the gap was baselined (or is one `--no-baseline` run away), and
+shrinking every known gap again on every run would make a gate with many gaps several times slower
+than one without.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import re
 import warnings
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
 
 from harness.catalog import load_catalog
 from harness.plugin import behaviour_ids
@@ -83,6 +89,7 @@ def pytest_configure(config):
 
 
 _ENTRIES = pytest.StashKey[list]()
+_EXPECTED_TO_FAIL = pytest.StashKey[bool]()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -107,6 +114,7 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(reason=reason))
         else:
             item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            item.stash[_EXPECTED_TO_FAIL] = True
     catalog = load_catalog().behaviours
     for entry in entries:
         if entry not in used:
@@ -114,6 +122,41 @@ def pytest_collection_modifyitems(config, items):
             warnings.warn(BaselineWarning(
                 f"{path}:{entry.line}: baseline entry {entry.text!r} ({kind}) matches no "
                 f"collected test; remove it or fix its spelling"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Run a known gap without hypothesis' shrink phase (see the module's docstring)."""
+    if not item.stash.get(_EXPECTED_TO_FAIL, False):
+        return (yield)
+    with first_failure_only(item.obj):
+        return (yield)
+
+
+@contextlib.contextmanager
+def first_failure_only(test):
+    """While `test` runs, hypothesis stops at the first failing example. Two places hold the
+    settings a test runs with: the attribute that @given reads on each call (hypothesis' own name;
+    fixed when the module was imported), and the default profile, which tests that build their
+    settings when they run (a state machine's) read."""
+    previous_profile = settings.get_current_profile_name()
+    settings.register_profile(f"{previous_profile}-first-failure",
+                              _without_shrinking(settings.default))
+    settings.load_profile(f"{previous_profile}-first-failure")
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is not None:
+        test._hypothesis_internal_use_settings = _without_shrinking(own)
+    try:
+        yield
+    finally:
+        settings.load_profile(previous_profile)
+        if own is not None:
+            test._hypothesis_internal_use_settings = own
+
+
+def _without_shrinking(parent: settings) -> settings:
+    return settings(parent, phases=[phase for phase in parent.phases
+                                    if phase not in (Phase.shrink, Phase.explain)])
 
 
 def is_baselined(report) -> bool:

@@ -124,6 +124,8 @@ class ConformanceReport:
             self.partial.append(f"stopped early: {session.shouldfail}")
         self.partial += [f"{crash}; it is reported as failed, the run went on in a new worker"
                          for crash in self.results.crashes]
+        self.partial += [f"interrupted while running {nodeid}"
+                         for nodeid in self.results.drop_unfinished()]
         missing = session.testscollected - len(self.results.records)
         if missing > 0:
             self.partial.append(f"{missing} of {session.testscollected} selected tests have "

@@ -40,6 +40,7 @@ class TestRecord:
     reproducer: str | None = None
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
     crashed: bool = False       # the test took its xdist worker down
+    finished: bool = False      # its last report (teardown, or a crash) has arrived
 
     @property
     def module(self) -> str:
@@ -74,6 +75,7 @@ class Results:
         record.reproducer = props.get("reproducer", record.reproducer)
         record.graphs = props.get("graphs", record.graphs)
         record.duration += report.duration or 0.0
+        record.finished = report.when in ("teardown", "???")
         if report.when == "???":  # xdist: the worker died while running this test
             record.crashed = True
             self.crashes.append(str(report.longrepr))
@@ -91,6 +93,14 @@ class Results:
             else:
                 record.reason = skip_reason(report)
                 record.outcome = "cancelled" if record.reason.startswith(NOT_RUN) else "skipped"
+
+
+    def drop_unfinished(self) -> list[str]:
+        """Forget the tests whose run was cut short (an interrupted run); their ids."""
+        unfinished = [nodeid for nodeid, record in self.records.items() if not record.finished]
+        for nodeid in unfinished:
+            del self.records[nodeid]
+        return unfinished
 
 
 def error_text(report) -> tuple[str, str]:

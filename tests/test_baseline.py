@@ -73,3 +73,19 @@ def test_a_behaviour_id_entry_excuses_every_test_of_that_behaviour(tmp_path):
     run = run_suites(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip")
     assert run.returncode == 0, run.stdout
     assert "script-errors: 0/2 behaviours pass at level strict (2 known gaps)" in run.stdout
+
+
+def test_a_known_gap_stops_at_its_first_failing_example(tmp_path):
+    """In xfail mode hypothesis does not shrink a baselined test (it would, on every run, at a cost
+    that grows with the number of gaps); an unlisted failure is still shrunk to its smallest form."""
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text("LEAF-3  # is_leaf\n")
+    selection = ("suites/test_leaves.py::test_results_requiring_grad_are_non_leaves",
+                 "--engine", BROKEN, "--no-report", "-n", "0", "--hypothesis-show-statistics")
+    gap = run_suites(*selection, f"--baseline={baseline}")
+    failure = run_suites(*selection)
+    assert gap.returncode == 0 and failure.returncode == 1, gap.stdout + failure.stdout
+    for run in (gap, failure):
+        assert "during generate phase" in run.stdout and "Found 1 distinct error" in run.stdout
+    assert "shrink phase" not in gap.stdout
+    assert "shrink phase" in failure.stdout
