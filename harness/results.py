@@ -4,6 +4,11 @@ every engine, per-engine summaries, and the JSON results file.
 Everything here is built from pytest reports (what xdist sends to the controller) and from the
 catalog; nothing here talks to an engine, except `describe_graph`, which the worker that ran a
 failing test calls to capture the counterexample's graph.
+
+Why not pytest-reportlog for the JSON: it logs every report of every phase as it comes, which a
+reader would have to fold into tests, behaviours and engines again; the results file is that fold
+(one record per test, the behaviour x engine states, per-engine summaries and the run's partial and
+unresponsive reasons), which scripts/conformance_table.py turns into the README's table.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Keep a conformance run going when the engine under test misbehaves.
+"""The time limit of a conformance test.
 
 - `--test-timeout SECONDS` (default 60; 0 turns it off): a test that runs an engine (the `engine`
   parameter; the project's own tests are not limited) and is still running after that long is
@@ -10,10 +10,16 @@
 - In an xdist worker a hard limit backs the soft one: if the test is still running at twice the
   limit (stuck in C code that never returns to Python), faulthandler dumps the stacks and ends the
   worker; xdist reports the test as crashed and starts a new worker.
-- An engine that ends the interpreter (`os._exit`, a segfault) ends only its worker under `-n`;
-  xdist reports the test as failed ("worker 'gwN' crashed while running ...") and the run goes on.
 
-It does not change how tests judge engines: an engine's own exceptions are the test's business.
+What happens after a time-out or a crash (the engine is given up after a few) is in
+harness/watchdog.py. It does not change how tests judge engines: an engine's own exceptions are the
+test's business.
+
+Why not pytest-timeout: its signal method fails the test with pytest's `Failed`, which hypothesis
+treats as an ordinary failure and shrinks (each shrink step waiting for the limit again), it limits
+the project's own tests as well as the conformance tests, and the report needs the time-limit
+exception's type to count a time-out as a fault of its engine. The part that is here is the
+twenty lines of `time_limit`.
 """
 
 from __future__ import annotations

@@ -37,9 +37,7 @@ def command(profile: str, seed: int | None, engines: list[str], workers: int) ->
         args += ["--engine", engine]
     if seed is not None:
         args += ["--hypothesis-seed", str(seed)]
-    if workers:
-        args += ["-n", str(workers)]
-    return args
+    return args + ["-n", str(workers)]
 
 
 def run(profile: str, seed: int | None, engines: list[str], workers: int, logs: Path) -> dict:

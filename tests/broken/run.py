@@ -48,8 +48,9 @@ class Run:
 
 def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
                    extra=()) -> list[str]:
+    # -n 0: the probe counts examples in the process that runs the tests, and no mutant crashes.
     command = [sys.executable, "-m", "pytest", "suites", "--engine", engine, "-q", "-rf",
-               "-p", "no:cacheprovider", "-p", "tests.broken._probe",
+               "-p", "no:cacheprovider", "-p", "tests.broken._probe", "-n", "0",
                "--hypothesis-profile", profile, "--no-report"]
     for behaviour in behaviours:
         command += ["--behaviour", behaviour]
