@@ -14,6 +14,7 @@ import html
 import re
 
 from harness.catalog import LEVELS, load_catalog
+from harness.watchdog import NOT_RUN
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (engine unresponsive)",
                 "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}
@@ -139,7 +140,8 @@ def _header(run, summaries) -> str:
     rows = [("date", run["date"]), ("engines", None), ("torch", run["torch"] or "not installed"),
             ("hypothesis", run["hypothesis"]), ("level", run["level"]), ("device", run["device"]),
             ("duration", f"{run['duration_s']:.1f} s"
-                         + (f" on {run['workers']} workers" if run["workers"] else "")),
+                         + (f" on {run['workers']} worker{'s' * (run['workers'] > 1)}"
+                            if run["workers"] else "")),
             ("command line", run["command"])]
     if run["behaviours_selected"]:
         rows.append(("behaviours selected", ", ".join(run["behaviours_selected"])))
@@ -158,8 +160,9 @@ def _header(run, summaries) -> str:
         levels = " &middot; ".join(f"{esc(level)} {p}/{t}"
                                    for level, (p, t) in summary.by_level.items())
         tests = ", ".join(f"{n} {esc(outcome)}" for outcome, n in sorted(summary.tests.items()))
-        unresponsive = (f"<div class=\"unresponsive\">UNRESPONSIVE: {esc(summary.unresponsive)}"
-                        f"</div>" if summary.unresponsive else "")
+        why = summary.unresponsive.removeprefix(NOT_RUN).strip()
+        unresponsive = (f"<div class=\"unresponsive\">UNRESPONSIVE: {esc(why)}</div>"
+                        if summary.unresponsive else "")
         parts.append(f"<div class=\"card {kind}\"><div><b>{esc(summary.engine)}</b></div>"
                      f"<div class=\"big\">{summary.passed} / {summary.total}</div>"
                      f"<div>behaviours conform at level {esc(run['level'])}</div>{unresponsive}"
