@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import reference  # noqa: E402
+from autograd_conformance import reference  # noqa: E402
 
 torch.set_num_threads(1)
 

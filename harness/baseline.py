@@ -20,12 +20,11 @@ import datetime
 import re
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from harness.catalog import load_catalog
-from harness.plugin import behaviour_ids
+from .catalog import load_catalog
+from .plugin import behaviour_ids
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
 _COMMENT = re.compile(r"(^|\s)#")
@@ -75,7 +74,8 @@ def pytest_configure(config):
     path = config.getoption("baseline")
     if path:
         try:
-            config.stash[_ENTRIES] = parse_baseline(Path(path).read_text(encoding="utf-8"))
+            config.stash[_ENTRIES] = parse_baseline(
+                (config.invocation_params.dir / path).read_text(encoding="utf-8"))
         except OSError as error:
             raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
     if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
@@ -156,5 +156,5 @@ class BaselineWriter:
                  f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
                  "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
         lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
-        Path(config.getoption("write_baseline")).write_text("\n".join(lines) + "\n",
-                                                           encoding="utf-8")
+        path = config.invocation_params.dir / config.getoption("write_baseline")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")

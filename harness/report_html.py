@@ -13,7 +13,7 @@ import hashlib
 import html
 import re
 
-from harness.catalog import LEVELS, load_catalog
+from .catalog import LEVELS, load_catalog
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "xfailed": "known gap", "skipped": "skipped",
                 "notrun": "not run"}

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from harness.catalog import LEVELS, load_catalog
+from .catalog import LEVELS, load_catalog
 
 # A test's outcome, and the state of a behaviour on an engine, worst first.
 STATES = ("failed", "xfailed", "skipped", "passed")

@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.catalog import LEVELS, load_catalog  # noqa: E402
+from autograd_conformance.harness.catalog import LEVELS, load_catalog  # noqa: E402
 
 PAGE = ROOT / "docs" / "catalog.md"
 
