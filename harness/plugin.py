@@ -95,6 +95,17 @@ def argument_path(config, arg: str) -> Path:
     return (config.invocation_params.dir / arg).resolve()
 
 
+def suite_nodeid(config, node) -> str:
+    """The id of a test (an item or its report) with the path relative to the directory that holds
+    the suites (`suites/test_x.py::test_y[engine]`), whatever pytest's rootdir and arguments: how a
+    baseline names tests."""
+    try:
+        path = (config.rootpath / node.location[0]).resolve().relative_to(SUITES_DIR.parent)
+    except ValueError:
+        return node.nodeid
+    return f"{path.as_posix()}::{node.nodeid.split('::', 1)[1]}"
+
+
 def pytest_report_header(config):
     if not runs_suites(config):
         return None
