@@ -11,6 +11,10 @@ their top-level directories; pyproject.toml maps them here:
 - `autograd_conformance.adapters` (adapters/): the bundled adapters.
 
 `autograd-conformance` (or `python -m autograd_conformance`) runs the suites from any directory.
+
+PYTEST_DONT_REWRITE: the command imports this package before it starts pytest, which would
+otherwise warn that the package of a plugin was imported before it could rewrite its asserts (this
+module has none).
 """
 
 __version__ = "0.1.0"

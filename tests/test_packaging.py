@@ -99,6 +99,7 @@ def test_the_command_runs_from_an_empty_directory_with_absolute_paths_in_the_spa
                  "--report", report)
     assert_baselined_run(run, report.with_suffix(".json"))
     assert f"rootdir: {environment}" in run.stdout  # the installed suites ran, not the checkout's
+    assert "PytestAssertRewriteWarning" not in run.stdout
     assert "<!DOCTYPE html>" in report.read_text(encoding="utf-8")
     assert f"{LEAF_1_TEST}[torch]  # not run (--baseline-mode skip)" in written.read_text()
     assert not (empty / "reports").exists()
