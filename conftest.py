@@ -19,6 +19,7 @@ def pytest_configure(config):
     spec = importlib.util.find_spec("autograd_conformance.harness")
     installed = Path(spec.origin).resolve().parent if spec and spec.origin else None
     if installed != ROOT / "harness":
-        where = f"installed from {installed.parent}" if installed else "not installed"
-        raise pytest.UsageError(f"autograd_conformance is {where}, not from this checkout "
-                                f"({ROOT}); install it with: python -m pip install -e {ROOT}")
+        found = (f"is installed from {installed.parent}, not from this checkout" if installed
+                 else "is not installed")
+        raise pytest.UsageError(f"autograd_conformance {found}; install this checkout with: "
+                                f"python -m pip install -e {ROOT}")
