@@ -53,9 +53,8 @@ def environment(wheel, tmp_path_factory) -> Path:
 
 
 def run_in(directory: Path, *command) -> subprocess.CompletedProcess:
-    run = subprocess.run([str(part) for part in command], cwd=directory, capture_output=True,
-                         text=True, timeout=600, env=clean_environment())
-    return run
+    return subprocess.run([str(part) for part in command], cwd=directory, capture_output=True,
+                          text=True, timeout=600, env=clean_environment())
 
 
 def outcomes(json_report: Path) -> dict[str, str]:
