@@ -1,19 +1,25 @@
-"""Top-level pytest configuration: the harness plugin and the hypothesis profiles.
+"""The checkout's conftest: stops a run at once when the installed package is not this checkout.
 
-Profiles (select with --hypothesis-profile): `ci` is derandomized and small enough for a CI gate
-that still finds every bug in the broken-engine catalog (tests/broken; 30 examples left some
-mutants alive, scripts/kill_rate.py shows how many each one needs); `dev` (the default) draws fresh examples
-each run; `thorough` draws many.
+The suite's pytest plugin (options, engines, baseline, time limits, reports, hypothesis profiles)
+is not registered here: the `pytest11` entry point of the installed package loads it, in a checkout
+as anywhere else, so registering it here too would add every option twice. A checkout is installed
+in editable mode (`python -m pip install -e .`, as in the README); without that, or with another
+copy installed, a run would test the other copy's harness and suites, or fail on imports.
 """
 
-from hypothesis import HealthCheck, settings
+import importlib.util
+from pathlib import Path
 
-pytest_plugins = ["harness.plugin", "harness.baseline", "harness.robustness",
-                  "harness.watchdog", "harness.report"]
+import pytest
 
-settings.register_profile("ci", max_examples=50, derandomize=True, deadline=None,
-                          print_blob=True)
-settings.register_profile("dev", max_examples=60, deadline=None, print_blob=True)
-settings.register_profile("thorough", max_examples=1000, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("dev")
+ROOT = Path(__file__).resolve().parent
+
+
+def pytest_configure(config):
+    spec = importlib.util.find_spec("autograd_conformance.harness")
+    installed = Path(spec.origin).resolve().parent if spec and spec.origin else None
+    if installed != ROOT / "harness":
+        found = (f"is installed from {installed.parent}, not from this checkout" if installed
+                 else "is not installed")
+        raise pytest.UsageError(f"autograd_conformance {found}; install this checkout with: "
+                                f"python -m pip install -e {ROOT}")

@@ -12,18 +12,15 @@ per-core. Run: python benchmarks/bench_reference.py [--repeat N]
 import argparse
 import os
 import statistics
-import sys
 import time
 
 for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import reference  # noqa: E402
+from autograd_conformance import reference  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -4,8 +4,9 @@ failures) or are skipped (a fast gate).
 
 File format (docs/ci-workflow.md has the full rules): one entry per line; `#` at the start of a
 line or after whitespace starts a comment; blank lines are ignored. An entry is exactly one of
-- a test id as pytest prints it, relative to the root: `suites/test_leaves.py::test_x[mygrad]`
-  matches that test only;
+- a test id as pytest prints it in a checkout (its path relative to the directory that holds
+  `suites/`, whatever the run's rootdir): `suites/test_leaves.py::test_x[mygrad]` matches that
+  test only;
 - a test id without its parameters: `suites/test_leaves.py::test_x` matches it on every engine;
 - a catalog behaviour ID: `LEAF-6` matches every test marked with that behaviour, on every engine.
 Matching is exact (no globs, no prefixes). An entry that matches no collected test is a warning.
@@ -25,13 +26,12 @@ import datetime
 import re
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from hypothesis import Phase, settings
 
-from harness.catalog import load_catalog
-from harness.plugin import behaviour_ids
+from .catalog import load_catalog
+from .plugin import behaviour_ids, suite_nodeid
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
 _COMMENT = re.compile(r"(^|\s)#")
@@ -81,7 +81,8 @@ def pytest_configure(config):
     path = config.getoption("baseline")
     if path:
         try:
-            config.stash[_ENTRIES] = parse_baseline(Path(path).read_text(encoding="utf-8"))
+            config.stash[_ENTRIES] = parse_baseline(
+                (config.invocation_params.dir / path).read_text(encoding="utf-8"))
         except OSError as error:
             raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
     if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
@@ -103,7 +104,7 @@ def pytest_collection_modifyitems(config, items):
     used = set()
     for item in items:
         behaviours = behaviour_ids(item)
-        entry = next((e for e in entries if matches(e.text, item.nodeid, behaviours)), None)
+        entry = next((e for e in entries if matches(e.text, suite_nodeid(config, item), behaviours)), None)
         if entry is None:
             continue
         used.add(entry)
@@ -183,14 +184,15 @@ class BaselineWriter:
         self.failures: dict[str, str] = {}  # nodeid -> why, in report order
 
     def pytest_runtest_logreport(self, report):
-        if report.nodeid in self.failures:
+        nodeid = suite_nodeid(self.config, report)
+        if nodeid in self.failures:
             return
         if report.failed and not str(report.longrepr).startswith("[XPASS(strict)]"):
-            self.failures[report.nodeid] = first_error_line(report)
+            self.failures[nodeid] = first_error_line(report)
         elif is_baselined(report) and hasattr(report, "wasxfail"):
-            self.failures[report.nodeid] = first_error_line(report)
+            self.failures[nodeid] = first_error_line(report)
         elif is_baselined(report):
-            self.failures[report.nodeid] = "not run (--baseline-mode skip); kept from the " \
+            self.failures[nodeid] = "not run (--baseline-mode skip); kept from the " \
                                            "old " + report.longrepr[2].removeprefix("Skipped: ")
 
     def pytest_sessionfinish(self, session):
@@ -199,5 +201,5 @@ class BaselineWriter:
                  f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
                  "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
         lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
-        Path(config.getoption("write_baseline")).write_text("\n".join(lines) + "\n",
-                                                           encoding="utf-8")
+        path = config.invocation_params.dir / config.getoption("write_baseline")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")

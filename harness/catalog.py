@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-CATALOG_PATH = Path(__file__).resolve().parent.parent / "suites" / "catalog.toml"
+from .. import suites
+
+SUITES_DIR = Path(suites.__file__).resolve().parent  # where the conformance tests are, installed or not
+CATALOG_PATH = SUITES_DIR / "catalog.toml"
 LEVELS = ("core", "extended", "strict")
 
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import note
 from hypothesis.control import currently_in_test_context
 
-from harness.oracles import assert_close, finite_difference_grads
-from harness.program import Leaf, Program
-from harness.watchdog import journal_reproducer
+from .oracles import assert_close, finite_difference_grads
+from .program import Leaf, Program
+from .watchdog import journal_reproducer
 
 _last_reproducer: list[str] = []
 _last_program: list[Program] = []

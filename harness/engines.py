@@ -13,13 +13,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from harness.contract import CAPABILITIES, missing_core_names
+from .contract import CAPABILITIES, missing_core_names
 
 SHORT_NAMES = {
-    "torch": "adapters.torch_adapter",
-    "reference": "reference",
-    "mygrad": "adapters.mygrad_adapter",
-    "tinygrad": "adapters.tinygrad_adapter",
+    "torch": "autograd_conformance.adapters.torch_adapter",
+    "reference": "autograd_conformance.reference",
+    "mygrad": "autograd_conformance.adapters.mygrad_adapter",
+    "tinygrad": "autograd_conformance.adapters.tinygrad_adapter",
 }
 DEFAULT_ENGINES = ("torch", "reference")
 

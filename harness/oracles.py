@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.program import Program
+from .program import Program
 
 
 @dataclass(frozen=True)

@@ -9,15 +9,24 @@ declare it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from pathlib import Path
 
+import hypothesis
 import pytest
 
-from harness.catalog import LEVELS, load_catalog
-from harness.contract import CAPABILITIES
-from harness.engines import Engine, EngineLoadError, load_engine, specs_from
+from .catalog import LEVELS, SUITES_DIR, load_catalog
+from .contract import CAPABILITIES
+from .engines import Engine, EngineLoadError, load_engine, specs_from
 
 ENGINES_KEY = pytest.StashKey[list]()
+# Warnings the suites provoke on purpose, kept out of the run's summary wherever the suites run; set
+# on the tests themselves, so that other tests in the same environment keep their own settings.
+SUITE_WARNING_FILTERS = (
+    "ignore:The .grad attribute of a Tensor that is not a leaf Tensor:UserWarning",
+    "ignore::DeprecationWarning:libcst",
+)
 
 
 def pytest_addoption(parser):
@@ -40,6 +49,8 @@ def pytest_configure(config):
                                        "skipped with a reason on engines without them")
     if runs_suites(config):
         selected_engines(config)  # a bad --engine stops the run here, in one line
+        if not config.getoption("hypothesis_profile", None):
+            hypothesis.settings.load_profile("dev")  # registered in pytest_plugin
 
 
 def selected_engines(config) -> list:
@@ -60,10 +71,39 @@ def selected_engines(config) -> list:
 
 
 def runs_suites(config) -> bool:
-    suites = config.rootpath / "suites"
-    paths = [config.invocation_params.dir / arg.split("::")[0] for arg in config.args]
-    return any(suites == path.resolve() or suites in path.resolve().parents
-               or path.resolve() in suites.parents for path in paths)
+    """Whether this run collects conformance tests: an argument names the suites' directory (where
+    the package is, whatever the working directory), something in it, or the directory that holds
+    it (the checkout's root). Not any directory further up: the plugin is loaded in every pytest run
+    of an environment where the package is installed, and a project's own tests are not a
+    conformance run."""
+    paths = [argument_path(config, arg.split("::")[0]) for arg in config.args]
+    return any(path in (SUITES_DIR, SUITES_DIR.parent) or SUITES_DIR in path.parents
+               for path in paths)
+
+
+def argument_path(config, arg: str) -> Path:
+    """The file or directory a command-line argument names: with --pyargs, as pytest does, a module
+    of that name if there is one (`autograd_conformance.suites`), else a path."""
+    if config.getoption("pyargs"):
+        try:
+            spec = importlib.util.find_spec(arg)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.origin is not None:
+            origin = Path(spec.origin).resolve()
+            return origin.parent if spec.submodule_search_locations else origin
+    return (config.invocation_params.dir / arg).resolve()
+
+
+def suite_nodeid(config, node) -> str:
+    """The id of a test (an item or its report) with the path relative to the directory that holds
+    the suites (`suites/test_x.py::test_y[engine]`), whatever pytest's rootdir and arguments: how a
+    baseline names tests."""
+    try:
+        path = (config.rootpath / node.location[0]).resolve().relative_to(SUITES_DIR.parent)
+    except ValueError:
+        return node.nodeid
+    return f"{path.as_posix()}::{node.nodeid.split('::', 1)[1]}"
 
 
 def pytest_report_header(config):
@@ -77,8 +117,7 @@ def pytest_report_header(config):
 
 def pytest_generate_tests(metafunc):
     """Run every conformance test once per engine; tests outside suites/ are left alone."""
-    suites = metafunc.config.rootpath / "suites"
-    if "engine" in metafunc.fixturenames and suites in metafunc.definition.path.parents:
+    if "engine" in metafunc.fixturenames and SUITES_DIR in metafunc.definition.path.parents:
         engines = selected_engines(metafunc.config)
         metafunc.parametrize("engine", engines, ids=[e.name for e in engines], scope="session")
 
@@ -115,6 +154,9 @@ def pytest_collection_modifyitems(config, items):
                                 f"the catalog is suites/catalog.toml")
     selected, deselected = [], []
     for item in items:
+        if SUITES_DIR in item.path.parents:
+            for spec in SUITE_WARNING_FILTERS:
+                item.add_marker(pytest.mark.filterwarnings(spec))
         unknown = [id_ for id_ in behaviour_ids(item) if id_ not in catalog]
         if unknown:
             raise pytest.UsageError(f"{item.nodeid} names unknown behaviour IDs {unknown}; "

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.ops import OPS, render
+from .ops import OPS, render
 
 
 @dataclass(frozen=True)

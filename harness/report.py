@@ -1,8 +1,9 @@
 """The conformance report plugin: per-test metadata for JUnit XML and the controller, the summary
 line per engine, and the HTML and JSON reports written at the end of every conformance run.
 
-Options: `--report PATH` (default reports/conformance.html), `--no-report`, `--json-report PATH`
-(default: next to the HTML report, .json). Under xdist, workers attach what the controller needs to
+Options: `--report PATH` (default reports/conformance.html; relative paths are relative to the
+directory pytest runs in, like every file option), `--no-report`, `--json-report PATH` (default:
+next to the HTML report, .json). Under xdist, workers attach what the controller needs to
 their reports (`user_properties`: engine, behaviours, level, and for failures the reproducer and the
 counterexample's graph on the engine and on torch); only the controller writes files.
 """
@@ -19,15 +20,15 @@ from pathlib import Path
 import hypothesis
 import pytest
 
-from harness.catalog import LEVELS
-from harness.checks import take_program, take_reproducer
-from harness.engines import EngineLoadError, load_engine
-from harness.plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
-from harness.report_html import render_report
-from harness.results import (Results, behaviour_matrix, describe_graph, engine_summaries,
+from .catalog import LEVELS
+from .checks import take_program, take_reproducer
+from .engines import EngineLoadError, load_engine
+from .plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
+from .report_html import render_report
+from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                              module_durations, results_json)
-from harness.robustness import TimeLimitExceeded, time_limit
-from harness.watchdog import Terminated, unresponsive_engines
+from .robustness import TimeLimitExceeded, time_limit
+from .watchdog import Terminated, unresponsive_engines
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
 
@@ -154,8 +155,7 @@ class ConformanceReport:
         if config.getoption("no_report"):
             return None, json_path
         report_option = config.getoption("report")
-        html_path = (here / report_option if report_option
-                     else config.rootpath / "reports" / "conformance.html")
+        html_path = here / (report_option or "reports/conformance.html")
         return html_path, json_path or html_path.with_suffix(".json")
 
     def run_info(self, exitstatus) -> dict:

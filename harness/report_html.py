@@ -13,8 +13,8 @@ import hashlib
 import html
 import re
 
-from harness.catalog import LEVELS, load_catalog
-from harness.watchdog import NOT_RUN
+from .catalog import LEVELS, load_catalog
+from .watchdog import NOT_RUN
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (engine unresponsive)",
                 "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}

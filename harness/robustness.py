@@ -33,7 +33,7 @@ import warnings
 
 import pytest
 
-from harness.plugin import item_engine
+from .plugin import item_engine
 
 DEFAULT_TIMEOUT = 60.0
 

@@ -16,8 +16,8 @@ import functools
 import numpy as np
 from hypothesis import strategies as st
 
-from harness.ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS
-from harness.program import Leaf, Node, Program
+from .ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS
+from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
 DIM_SIZES = st.integers(1, 3)

@@ -33,9 +33,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.engines import specs_from
-from harness.plugin import item_engine, runs_suites, selected_engines
-from harness.robustness import TimeLimitExceeded
+from .engines import specs_from
+from .plugin import item_engine, runs_suites, selected_engines
+from .robustness import TimeLimitExceeded
 
 NOT_RUN = "not run:"        # the start of the skip reason of a given-up engine's tests
 DEFAULT_UNRESPONSIVE_AFTER = 3

@@ -6,13 +6,11 @@ the page is out of date.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from autograd_conformance.harness.catalog import LEVELS, load_catalog
 
-from harness.catalog import LEVELS, load_catalog  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 PAGE = ROOT / "docs" / "catalog.md"
 

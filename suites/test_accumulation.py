@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none
-from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import programs
+from autograd_conformance.harness.checks import build, grad_or_none
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

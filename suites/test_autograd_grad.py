@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
-from harness.oracles import assert_close, central_differences, finite_difference_grads
-from harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs
+from autograd_conformance.harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
+from autograd_conformance.harness.oracles import assert_close, central_differences, finite_difference_grads
+from autograd_conformance.harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

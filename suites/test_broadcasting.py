@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none, shape_of
-from harness.oracles import assert_close, finite_difference_grads
-from harness.program import Leaf, Node, Program
-from harness.strategies import broadcastable_shape, float_dtypes, shapes, values
+from autograd_conformance.harness.checks import build, grad_or_none, shape_of
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.program import Leaf, Node, Program
+from autograd_conformance.harness.strategies import broadcastable_shape, float_dtypes, shapes, values
 
 behaviour = pytest.mark.behaviour
 

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (assert_grads_with_nodes_held_constant, assert_leaf_grads, build,
-                            raises_runtime_error)
-from harness.oracles import finite_difference_grads
-from harness.strategies import SHAPING, programs
+from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
+                                                 assert_leaf_grads, build, raises_runtime_error)
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.strategies import SHAPING, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

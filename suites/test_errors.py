@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
-from harness.strategies import cotangents, programs
+from autograd_conformance.harness.checks import build, engine_tensor, grad_or_none, raises_runtime_error
+from autograd_conformance.harness.strategies import cotangents, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (assert_grads_with_nodes_held_constant, assert_leaf_grads, build,
-                            grad_or_none, raises_runtime_error, record_reproducer)
-from harness.oracles import finite_difference_grads
-from harness.strategies import ALL_OPS, SHAPING, programs, values
+from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
+                                                 assert_leaf_grads, build, grad_or_none,
+                                                 raises_runtime_error, record_reproducer)
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.strategies import ALL_OPS, SHAPING, programs, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

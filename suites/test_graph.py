@@ -4,9 +4,9 @@ node for every leaf that requires grad, and torch's node class names (LEAF-2, GF
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, record_reproducer
-from harness.ops import OPS
-from harness.strategies import ALL_OPS, programs
+from autograd_conformance.harness.checks import build, record_reproducer
+from autograd_conformance.harness.ops import OPS
+from autograd_conformance.harness.strategies import ALL_OPS, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

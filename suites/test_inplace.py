@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (assert_leaf_grads, build, engine_tensor, raises_runtime_error, record_reproducer)
-from harness.oracles import finite_difference_grads
-from harness.strategies import cotangents, programs, shapes, values
+from autograd_conformance.harness.checks import (assert_leaf_grads, build, engine_tensor,
+                                                 raises_runtime_error, record_reproducer)
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.strategies import cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

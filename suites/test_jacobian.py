@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (assert_leaf_grads, build, grad_or_none, raises_runtime_error,
+from autograd_conformance.harness.checks import (assert_leaf_grads, build, grad_or_none, raises_runtime_error,
                             record_reproducer, shape_of)
-from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import cotangents, programs, unit_vectors
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.strategies import cotangents, programs, unit_vectors
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

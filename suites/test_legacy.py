@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, grad_or_none, record_reproducer
-from harness.strategies import programs
+from autograd_conformance.harness.checks import build, grad_or_none, record_reproducer
+from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

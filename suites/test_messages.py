@@ -4,8 +4,8 @@ so that users porting code see the errors they know (MSG-*)."""
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, raises_runtime_error
-from harness.strategies import programs
+from autograd_conformance.harness.checks import build, raises_runtime_error
+from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

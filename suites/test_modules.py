@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import grad_or_none, record_reproducer
-from harness.strategies import values
+from autograd_conformance.harness.checks import grad_or_none, record_reproducer
+from autograd_conformance.harness.strategies import values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

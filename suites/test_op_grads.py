@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import assert_leaf_grads, build, engine_tensor, grad_or_none, record_reproducer
-from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import cotangents, op_applications, shapes
+from autograd_conformance.harness.checks import (assert_leaf_grads, build, engine_tensor, grad_or_none,
+                                                 record_reproducer)
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.strategies import cotangents, op_applications, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

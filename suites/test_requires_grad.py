@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, raises_runtime_error, record_reproducer
-from harness.strategies import programs, shapes
+from autograd_conformance.harness.checks import build, raises_runtime_error, record_reproducer
+from autograd_conformance.harness.strategies import programs, shapes
 
 behaviour = pytest.mark.behaviour
 

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import (build, engine_tensor, grad_or_none, held_constant,
+from autograd_conformance.harness.checks import (build, engine_tensor, grad_or_none, held_constant,
                             raises_runtime_error, record_reproducer, run_transformed)
-from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import cotangents, programs, shapes
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.strategies import cotangents, programs, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -3,9 +3,9 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import assert_leaf_grads, build, grad_or_none, raises_runtime_error
-from harness.oracles import finite_difference_grads
-from harness.strategies import NON_SAVING_OPS, programs
+from autograd_conformance.harness.checks import assert_leaf_grads, build, grad_or_none, raises_runtime_error
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.strategies import NON_SAVING_OPS, programs
 
 behaviour = pytest.mark.behaviour
 

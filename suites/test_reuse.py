@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import build, engine_tensor, grad_or_none, record_reproducer
-from harness.oracles import assert_close, finite_difference_grads
-from harness.program import Leaf, Node, Program
-from harness.strategies import float_dtypes, programs, shapes, values
+from autograd_conformance.harness.checks import build, engine_tensor, grad_or_none, record_reproducer
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.program import Leaf, Node, Program
+from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 

@@ -17,9 +17,9 @@ from hypothesis import settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
 
-from harness.checks import engine_tensor, grad_or_none, record_reproducer
-from harness.oracles import assert_close
-from harness.strategies import values
+from autograd_conformance.harness.checks import engine_tensor, grad_or_none, record_reproducer
+from autograd_conformance.harness.oracles import assert_close
+from autograd_conformance.harness.strategies import values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -6,10 +6,10 @@ running the same program (differential) where torch is installed (VAL-*, BC-3)."
 import pytest
 from hypothesis import given, strategies as st
 
-from harness.checks import assert_leaf_grads, build, grad_or_none
-from harness.engines import EngineLoadError, load_engine
-from harness.oracles import assert_close, finite_difference_grads
-from harness.strategies import programs
+from autograd_conformance.harness.checks import assert_leaf_grads, build, grad_or_none
+from autograd_conformance.harness.engines import EngineLoadError, load_engine
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

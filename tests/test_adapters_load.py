@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.engines import load_engine
-from harness.oracles import assert_close, finite_difference_grads
-from harness.program import Leaf, Node, Program
+from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.program import Leaf, Node, Program
 
 ENGINES = {"mygrad": "mygrad", "tinygrad": "tinygrad"}  # short name -> the package it needs
 ADAPTERS = Path(__file__).resolve().parent.parent / "adapters"

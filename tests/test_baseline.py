@@ -3,7 +3,7 @@
 
 import pytest
 
-from harness.baseline import matches, parse_baseline
+from autograd_conformance.harness.baseline import matches, parse_baseline
 from tests.conformance_run import run_suites
 
 BROKEN = "tests.engines.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)

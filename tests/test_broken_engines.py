@@ -13,7 +13,7 @@ import importlib.util
 
 import pytest
 
-from harness.catalog import load_catalog
+from autograd_conformance.harness.catalog import load_catalog
 from tests.broken import MUTANTS, spec
 from tests.broken.run import run_suites
 
@@ -43,7 +43,7 @@ def test_mutant_is_killed(mutant):
 @pytest.mark.parametrize("engine", BASE_ENGINES)
 def test_base_engine_passes_the_mutant_selections(engine):
     """The control: what kills the mutants is the mutation, not the selection."""
-    if engine == "reference" and importlib.util.find_spec("reference") is None:
+    if engine == "reference" and importlib.util.find_spec("autograd_conformance.reference") is None:
         pytest.skip("the reference engine is not importable")
     catalog = load_catalog().behaviours
     behaviours = sorted({id_ for name, ids in MUTANTS.items() if _base_of(name) == engine

@@ -5,7 +5,7 @@ import inspect
 
 import pytest
 
-from harness.catalog import CATALOG_PATH, LEVELS, load_catalog
+from autograd_conformance.harness.catalog import CATALOG_PATH, LEVELS, load_catalog
 
 SUITES = sorted((CATALOG_PATH.parent).glob("test_*.py"))
 

@@ -9,7 +9,7 @@ import weakref
 
 import numpy as np
 
-import reference as ag
+import autograd_conformance.reference as ag
 
 
 def test_backward_releases_saved_arrays():
@@ -131,6 +131,6 @@ def test_to_numpy_is_a_copy_without_graph():
 
 def test_metadata():
     assert ag.name == "reference" and ag.version
-    from harness.contract import CAPABILITIES, missing_core_names
+    from autograd_conformance.harness.contract import CAPABILITIES, missing_core_names
     assert ag.capabilities == frozenset(CAPABILITIES)
     assert missing_core_names(ag) == []

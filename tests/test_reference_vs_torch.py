@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-import reference
+from autograd_conformance import reference
 
 
 # Warnings torch emits once per process (MISC-14): whether one shows depends on the tests run before.

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from harness.report_html import SCRIPT, graph_svg, render_report
-from harness.results import (Results, TestRecord, behaviour_matrix, cell_state, engine_summaries,
-                             module_durations)
+from autograd_conformance.harness.report_html import SCRIPT, graph_svg, render_report
+from autograd_conformance.harness.results import (Results, TestRecord, behaviour_matrix, cell_state,
+                                                  engine_summaries, module_durations)
 from tests.conformance_run import run_suites
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from harness.robustness import TimeLimitExceeded, soft_limit_available, time_limit
+from autograd_conformance.harness.robustness import TimeLimitExceeded, soft_limit_available, time_limit
 from tests.conformance_run import ROOT, run_suites
 
 needs_sigalrm = pytest.mark.skipif(not soft_limit_available(), reason="no SIGALRM here")

@@ -9,7 +9,7 @@ looks its helpers up as module globals at call time, so replacing `reference.gra
 
 from __future__ import annotations
 
-import reference
+from autograd_conformance import reference
 
 version = reference.version
 capabilities = reference.capabilities

@@ -15,7 +15,7 @@ import types
 import torch
 from torch.overrides import TorchFunctionMode
 
-from adapters import torch_adapter
+from autograd_conformance.adapters import torch_adapter
 
 version = torch_adapter.version
 capabilities = torch_adapter.capabilities

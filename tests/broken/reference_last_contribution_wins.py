@@ -5,7 +5,8 @@ assignment where an addition was meant), so diamonds and shared subexpressions l
 import inspect
 import textwrap
 
-import reference.graph
+import autograd_conformance.reference.graph
+from autograd_conformance import reference
 from tests.broken import _reference
 from tests.broken._reference import delegate as __getattr__  # noqa: F401 - the rest is reference
 

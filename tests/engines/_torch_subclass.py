@@ -6,7 +6,7 @@ import sys
 import numpy as np
 import torch
 
-from adapters import torch_adapter
+from autograd_conformance.adapters import torch_adapter
 
 
 def engine_module(module_name: str, tensor_class: type, *, version: str = "0.0-broken") -> None:
