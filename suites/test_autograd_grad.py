@@ -161,10 +161,10 @@ def test_autograd_grad_for_an_input_not_requiring_grad_raises(engine, data):
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_with_no_inputs_raises(engine, data):
-    """autograd.grad(out, []) raises RuntimeError."""
+    """autograd.grad(out, []) raises: RuntimeError in torch 2.13, ValueError before."""
     program = data.draw(programs(engine, max_ops=2), label="program")
     tensors = build(program, engine, "torch.autograd.grad(out, [])  # raises")
-    with raises_runtime_error():
+    with pytest.raises((RuntimeError, ValueError)):
         _grad(engine, tensors[program.output], [])
 
 
