@@ -170,7 +170,7 @@ def test_autograd_grad_with_no_inputs_raises(engine, data):
 
 
 @behaviour("MISC-4")
-@needs("autograd_grad")
+@needs("backward_inputs")
 @given(data=st.data())
 def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
     """backward(inputs=[...]) accumulates into the named leaves only (with their usual
@@ -259,14 +259,12 @@ def test_without_create_graph_gradients_are_constants(engine, data):
 
 
 @behaviour("HO-3")
-@needs("higher_order", "float64")
+@needs("backward_create_graph", "autograd_grad", "float64")  # the oracle uses autograd.grad
 @pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
 @given(data=st.data())
 def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     """After backward(create_graph=True) the leaf's .grad is differentiable: backward from
     sum(x.grad * w), into a cleared x.grad, gives the Hessian-vector product."""
-    if not engine.has("autograd_grad"):
-        pytest.skip("the finite-difference oracle uses autograd.grad")
     program, name, weights = _second_order_case(engine, data)
     tensors = build(program, engine, "out.backward(create_graph=True)",
                     f"g = {name}.grad; {name}.grad = None",
