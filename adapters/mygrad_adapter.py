@@ -25,7 +25,6 @@ a test expecting torch's RuntimeError cannot pass on it).
 
 from __future__ import annotations
 
-import builtins
 from importlib.metadata import version as _dist_version
 
 import mygrad as mg
@@ -36,7 +35,7 @@ name = "mygrad"
 version = _dist_version("mygrad")
 capabilities = frozenset({"core", "float64"})
 
-float32, float64, int64 = np.float32, np.float64, np.int64  # and `bool`, at the end
+float32, float64, int64 = np.float32, np.float64, np.int64
 
 
 class NotSupportedByEngine(Exception):
@@ -83,11 +82,6 @@ class Tensor:
         self.requires_grad_(flag)
 
     @property
-    def retains_grad(self) -> bool:
-        """mygrad keeps .grad on every non-constant tensor of the graph it backpropagates."""
-        return self._t.creator is not None and not self._t.constant
-
-    @property
     def grad(self):
         grad = self._t.grad
         return None if grad is None else np.asarray(grad).view(Grad)
@@ -110,7 +104,7 @@ class Tensor:
         """mygrad fixes `constant` when a tensor is made; for a leaf, the translation is mygrad's
         own idiom, a new leaf over the same memory with the other flag (mygrad validates it).
         Asking for the flag a tensor already has changes nothing, in any engine."""
-        if builtins.bool(requires_grad) == self.requires_grad:
+        if bool(requires_grad) == self.requires_grad:
             return self
         if self._t.creator is not None:
             raise NotSupportedByEngine("mygrad cannot change `constant` of a tensor made by an op")
@@ -231,10 +225,6 @@ def zeros_like(t):
     return Tensor(mg.zeros_like(_data(t), constant=True))
 
 
-def ones_like(t):
-    return Tensor(mg.ones_like(_data(t), constant=True))
-
-
 def exp(t):
     return Tensor(mg.exp(_data(t)))
 
@@ -262,6 +252,3 @@ def no_grad():
 
 def to_numpy(t) -> np.ndarray:
     return np.array(t._t.data if isinstance(t, Tensor) else t, copy=True)
-
-
-bool = np.bool_  # noqa: A001 - torch's dtype name (shadows the builtin here)

@@ -19,7 +19,7 @@ not survive an op); each method translates a name or a signature and calls tinyg
 - tinygrad refuses backward() on a non-scalar without a gradient with an AssertionError; that one
   refusal is re-raised as torch's RuntimeError (only the class is renamed; the text is tinygrad's).
 
-tinygrad has no autograd graph nodes, so there is no `is_leaf`, `grad_fn` or `retains_grad`
+tinygrad has no autograd graph nodes, so there is no `is_leaf` or `grad_fn`
 (reading them raises AttributeError), and no grad mode: `no_grad()` raises `NotSupportedByEngine`
 (deliberately not a RuntimeError) when entered. `retain_grad()` asks nothing of tinygrad, which
 keeps the gradient of every tensor that requires grad.
@@ -41,7 +41,7 @@ name = "tinygrad"
 version = _dist_version("tinygrad")
 capabilities = frozenset({"core", "float64"})
 
-float32, float64, int64 = dtypes.float32, dtypes.float64, dtypes.int64  # and `bool`, at the end
+float32, float64, int64 = dtypes.float32, dtypes.float64, dtypes.int64
 
 _NO_GRAPH = ("tinygrad records no autograd graph nodes (gradients are derived from its lazy UOp "
              "graph), so tensors have no {}")
@@ -75,7 +75,6 @@ class Tensor:
     ndim = property(lambda self: self._t.ndim)
     is_leaf = _absent("is_leaf")
     grad_fn = _absent("grad_fn")
-    retains_grad = _absent("retains_grad")
 
     @property
     def requires_grad(self):
@@ -218,10 +217,6 @@ def zeros_like(t):
     return Tensor(_data(t).zeros_like(requires_grad=False))
 
 
-def ones_like(t):
-    return Tensor(_data(t).ones_like(requires_grad=False))
-
-
 def exp(t):
     return Tensor(_data(t).exp())
 
@@ -254,6 +249,3 @@ class no_grad:  # noqa: N801 - torch's name
 
 def to_numpy(t) -> np.ndarray:
     return np.array(_data(t).numpy() if isinstance(t, (Tensor, _TinyTensor)) else t, copy=True)
-
-
-bool = dtypes.bool  # noqa: A001 - torch's dtype name (shadows the builtin here)

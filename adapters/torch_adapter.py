@@ -10,8 +10,9 @@ import torch
 name = "torch"
 version = torch.__version__
 capabilities = frozenset({
-    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "higher_order", "functional",
-    "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn", "optim", "legacy",
+    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "backward_inputs",
+    "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
+    "inplace", "hooks", "nn", "optim", "legacy",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

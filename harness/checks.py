@@ -64,6 +64,11 @@ def grad_or_none(engine, tensor) -> np.ndarray | None:
     return None if grad is None else engine.to_numpy(grad)
 
 
+def values_or_none(engine, tensor) -> np.ndarray | None:
+    """`tensor`'s values as a NumPy array, or None where the engine gave None (autograd.grad)."""
+    return None if tensor is None else engine.to_numpy(tensor)
+
+
 def shape_of(tensor) -> tuple[int, ...]:
     return tuple(int(size) for size in tensor.shape)
 

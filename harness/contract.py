@@ -8,8 +8,10 @@ CAPABILITIES = {
     "float64": "float64 tensors",
     "grad_mode": "enable_grad, set_grad_enabled, is_grad_enabled, decorators",
     "inference_mode": "inference_mode() and Tensor.is_inference()",
-    "autograd_grad": "autograd.grad and backward(inputs=...)",
-    "higher_order": "create_graph=True: differentiable gradients",
+    "autograd_grad": "autograd.grad",
+    "backward_inputs": "backward(inputs=...)",
+    "higher_order": "autograd.grad(create_graph=True): differentiable gradients",
+    "backward_create_graph": "backward(create_graph=True): a differentiable .grad",
     "functional": "autograd.functional.jacobian",
     "graph": "grad_fn.next_functions and AccumulateGrad nodes",
     "grad_fn_names": "torch's grad_fn class names (strict level)",
@@ -23,7 +25,7 @@ CAPABILITIES = {
 
 # Names an adapter must have for the harness to run anything at all.
 CORE_NAMESPACE = (
-    "tensor", "zeros", "ones", "zeros_like", "ones_like",
+    "tensor", "zeros", "ones", "zeros_like",
     "float32", "int64",
     "exp", "log", "tanh", "sigmoid", "relu",
     "no_grad",

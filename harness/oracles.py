@@ -66,10 +66,17 @@ def largest_difference(got: np.ndarray, expected: np.ndarray) -> tuple[float, tu
     return float(difference[index]), tuple(int(i) for i in index)
 
 
+def _described(value) -> str:
+    return "None" if value is None else repr(np.asarray(value).tolist())
+
+
 def assert_close(got, expected, *, dtype: str, oracle: str, what: str) -> None:
     """Fail unless `got` matches `expected` within `dtype`'s tolerance; the message names the
-    oracle, the tolerance and the largest difference."""
+    oracle, the tolerance and the largest difference; a None on either side is reported as None."""
     __tracebackhide__ = True
+    if got is None or expected is None:
+        raise AssertionError(f"{what} is {_described(got)}, but the {oracle} oracle gives "
+                             f"{_described(expected)}")
     got = np.asarray(got, dtype=np.float64)
     expected = np.asarray(expected, dtype=np.float64)
     if got.shape != expected.shape:

@@ -305,7 +305,9 @@ def _graph_pair(record) -> str:
     if torch_graph:
         figures.append(_figure("torch", torch_graph, None))
     legend = ("leaves: square corners; non-leaves: round; filled orange: requires_grad; "
-              "red outline: differs from torch")
+              "red outline: differs from torch in structure (leaf or not, requires_grad, a "
+              "grad_fn or none, the edges of next_functions) or, only where the engine declares "
+              "grad_fn_names, in the node's name")
     return (f"<div class=\"label\">The counterexample's graph</div><div class=\"muted\">"
             f"{legend}</div><div class=\"graphs\">{''.join(figures)}</div>")
 
@@ -322,8 +324,9 @@ BOX_W, BOX_H, GAP_X, GAP_Y = 196, 46, 44, 14
 
 def graph_svg(graph: dict, compare: dict | None = None) -> str:
     """The graph as inline SVG: one column per depth (leaves at 0), arrows from inputs to ops.
-    Variables whose is_leaf, requires_grad or grad_fn differ from `compare` get a red outline."""
+    Variables whose structure differs from `compare` get a red outline (see _differs)."""
     variables = graph.get("variables") or []
+    names = bool(graph.get("grad_fn_names"))
     if not variables:
         return ""
     others = {v["name"]: v for v in (compare or {}).get("variables", [])}
@@ -352,15 +355,29 @@ def graph_svg(graph: dict, compare: dict | None = None) -> str:
                              f"y2=\"{y2 + BOX_H / 2}\" stroke=\"#8c959f\" "
                              f"marker-end=\"url(#{marker})\"/>")
     for variable in variables:
-        parts.append(_box(variable, position[variable["name"]], others.get(variable["name"])))
+        other = others.get(variable["name"])
+        parts.append(_box(variable, position[variable["name"]],
+                          other is not None and _differs(variable, other, names)))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _box(variable: dict, at: tuple[int, int], other: dict | None) -> str:
+def _differs(variable: dict, other: dict, names: bool) -> bool:
+    """Whether a variable's structure differs from torch's: leaf or not, requires_grad, whether it
+    has a grad_fn, and (where both engines read them) its next_functions edges; node names only
+    when the engine declares grad_fn_names, since other engines' nodes have their own names."""
+    if any(variable.get(key) != other.get(key) for key in ("is_leaf", "requires_grad")):
+        return True
+    if (variable.get("grad_fn") is None) != (other.get("grad_fn") is None):
+        return True
+    edges, other_edges = variable.get("edges"), other.get("edges")
+    if edges is not None and other_edges is not None and edges != other_edges:
+        return True
+    return names and variable.get("grad_fn") != other.get("grad_fn")
+
+
+def _box(variable: dict, at: tuple[int, int], differs: bool) -> str:
     x, y = at
-    keys = ("is_leaf", "requires_grad", "grad_fn")
-    differs = other is not None and any(variable.get(k) != other.get(k) for k in keys)
     requires_grad = variable.get("requires_grad") is True
     leaf = variable.get("is_leaf")
     fill = "#ffd8b5" if requires_grad else "#ffffff"

@@ -234,22 +234,39 @@ def module_durations(results: Results) -> dict[str, float]:
 # -- the counterexample's graph -----------------------------------------------------------------
 def describe_graph(program, engine) -> dict:
     """Run `program` on `engine` and read, for every variable, what the engine says about it:
-    {"variables": [{name, op, args, is_leaf, requires_grad, grad_fn}], "error": str | None}.
-    Values are strings or booleans as the engine gave them; nothing is interpreted."""
+    {"variables": [{name, op, args, is_leaf, requires_grad, grad_fn, edges}], "error": str | None,
+    "grad_fn_names": bool}. `grad_fn` is the node's label (`grad_fn.name()` where the node has
+    one, else its class name); `edges` says, per operand, whether next_functions has a node for
+    it, and is read only from engines that declare `graph`; `grad_fn_names` says whether the
+    engine declares torch's node names, so that the picture compares names only then. Values are
+    strings or booleans as the engine gave them; nothing is interpreted."""
     variables = [{"name": leaf.name, "op": None, "args": []} for leaf in program.leaves]
     variables += [{"name": node.name, "op": node.op, "args": list(node.args)}
                   for node in program.nodes]
+    names = engine.has("grad_fn_names")
     try:
         tensors = program.run_on(engine)
     except Exception as error:  # noqa: BLE001 - the engine's error is what the picture shows
-        return {"variables": variables, "error": f"{type(error).__name__}: {error}"}
+        return {"variables": variables, "error": f"{type(error).__name__}: {error}",
+                "grad_fn_names": names}
     for variable in variables:
         tensor = tensors.get(variable["name"])
         variable["is_leaf"] = _read(lambda: bool(tensor.is_leaf))
         variable["requires_grad"] = _read(lambda: bool(tensor.requires_grad))
-        variable["grad_fn"] = _read(
-            lambda: None if tensor.grad_fn is None else type(tensor.grad_fn).__name__)
-    return {"variables": variables, "error": None}
+        variable["grad_fn"] = _read(lambda: node_label(tensor.grad_fn))
+        variable["edges"] = (_read(lambda: [child is not None for child, _ in
+                                            tensor.grad_fn.next_functions])
+                             if engine.has("graph") and variable["grad_fn"] is not None else None)
+    return {"variables": variables, "error": None, "grad_fn_names": names}
+
+
+def node_label(grad_fn) -> str | None:
+    """A graph node's label: its `name()` where it has one (torch's Node.name()), else its class
+    name; None for no node."""
+    if grad_fn is None:
+        return None
+    name = getattr(grad_fn, "name", None)
+    return str(name()) if callable(name) else type(grad_fn).__name__
 
 
 def _read(getter):

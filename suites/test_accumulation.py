@@ -120,6 +120,8 @@ def test_seed_two_passes_double_the_gradient(ag):
     a = ag.tensor([2.0, 3.0], requires_grad=True)
     out = ((a + 3) * (a + 3) * 3).mean()
     out.backward(retain_graph=True)
+    assert a.grad is not None, "a.grad is None"
     assert [a.grad[0].item(), a.grad[1].item()] == [15.0, 18.0]
     out.backward()
+    assert a.grad is not None, "a.grad is None"
     assert [a.grad[0].item(), a.grad[1].item()] == [30.0, 36.0]

@@ -87,6 +87,7 @@ def test_seed_detached_square(ag):
     y = x ** 2
     z = y.detach() * x + y
     z.backward()
+    assert x.grad is not None, "x.grad is None"
     assert x.grad.item() == 15.0, f"x.grad is {x.grad.item()}, expected 9 + 6 = 15"
 
 

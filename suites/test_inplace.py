@@ -149,15 +149,14 @@ def test_in_place_ops_on_a_non_leaf_are_differentiated(engine, data):
 @behaviour("INP-10")
 @needs("inplace")
 @given(steps=st.lists(st.sampled_from(["add_", "mul_", "zero_", "setitem", "out-of-place"]),
-                      max_size=6))
+                      min_size=1, max_size=6))
 def test_version_counts_in_place_ops(ag, steps):
-    """_version starts at 0 and grows by one per in-place op (index assignment included); ops
-    that return new tensors do not change it."""
+    """_version is incremented by every in-place op (index assignment included); ops that return
+    new tensors leave it unchanged. The docs promise an increment, not its size."""
     record_reproducer("t = torch.zeros(3)\n" + "\n".join(steps) + "\nt._version")
     t = ag.zeros(3)
-    assert t._version == 0, f"a new tensor has _version {t._version}"
-    expected = 0
     for step in steps:
+        before = t._version
         if step == "add_":
             t.add_(1.0)
         elif step == "mul_":
@@ -168,9 +167,9 @@ def test_version_counts_in_place_ops(ag, steps):
             t[0] = 5.0
         else:
             t + 1.0
-            expected -= 1
-        expected += 1
-        assert t._version == expected, f"after {steps}, _version is {t._version}, not {expected}"
+            assert t._version == before, f"{step} changed _version from {before} to {t._version}"
+            continue
+        assert t._version > before, f"{step} left _version at {t._version} (was {before})"
 
 
 @behaviour("INP-12")

@@ -122,9 +122,11 @@ def test_seed_matmul_jacobian_rows(ag):
     y = ag.tensor([[3.0, 4.0], [5.0, 6.0]])
     loss = x @ y
     loss.backward(ag.tensor([[1.0, 0.0]]), retain_graph=True)
+    assert x.grad is not None, "x.grad is None"
     assert [x.grad[0, 0].item(), x.grad[0, 1].item()] == [3.0, 5.0]
     x.grad.zero_()
     loss.backward(ag.tensor([[0.0, 1.0]]))
+    assert x.grad is not None, "x.grad is None"
     assert [x.grad[0, 0].item(), x.grad[0, 1].item()] == [4.0, 6.0]
 
 
@@ -142,6 +144,7 @@ def test_seed_index_assignment_jacobian(ag):
     n[0, 0] = m[0, 0] ** 2
     n[0, 1] = m[0, 1] ** 3
     n.backward(ag.tensor([[1.0, 1.0]]))
+    assert m.grad is not None, "m.grad is None"
     assert [m.grad[0, 0].item(), m.grad[0, 1].item()] == [4.0, 27.0]
 
     m.grad = None
@@ -151,6 +154,7 @@ def test_seed_index_assignment_jacobian(ag):
     columns = []
     for unit in ([[1.0, 0.0]], [[0.0, 1.0]]):
         k.backward(ag.tensor(unit), retain_graph=True)
+        assert m.grad is not None, "m.grad is None"
         columns.append([m.grad[0, 0].item(), m.grad[0, 1].item()])
         m.grad.zero_()
     assert [[columns[0][0], columns[1][0]], [columns[0][1], columns[1][1]]] == [[4.0, 2.0],

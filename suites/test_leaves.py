@@ -79,6 +79,8 @@ def test_seed_w_x_product(engine, ag):
     b = w + 1
     y = a * b
     y.backward()
+    assert w.grad is not None, "w.grad is None"
+    assert x.grad is not None, "x.grad is None"
     assert w.grad.item() == 5.0 and x.grad.item() == 2.0
     assert grad_or_none(engine, a) is None and grad_or_none(engine, b) is None
 
@@ -155,6 +157,9 @@ def test_seed_retain_grad_on_intermediate(engine, ag):
     y = a * b
     y.backward()
     assert [leaf.is_leaf for leaf in (w, x, a, b, y)] == [True, True, False, False, False]
+    assert a.grad is not None, "a.grad is None"
     assert a.grad.item() == 2.0, f"a.grad is {grad_or_none(engine, a)}"
     assert grad_or_none(engine, b) is None and grad_or_none(engine, y) is None
+    assert w.grad is not None, "w.grad is None"
+    assert x.grad is not None, "x.grad is None"
     assert w.grad.item() == 5.0 and x.grad.item() == 2.0

@@ -102,21 +102,27 @@ def test_forgetting_zero_grad_steps_with_accumulated_gradients(engine, ag, probl
 @needs("nn", "optim")
 @given(problem=least_squares(), on=st.sampled_from(["optimizer", "module"]))
 def test_zero_grad_without_set_to_none_zeros_in_place(engine, ag, problem, on):
-    """zero_grad(set_to_none=False), on an optimizer or a module, leaves zero tensors in .grad;
-    the next backward stores exactly the new gradient."""
+    """zero_grad(set_to_none=False), on an optimizer or a module, leaves zero tensors in the .grad
+    that exist and None where .grad was None; the next backward stores exactly the new gradient."""
     X, y, w0 = problem
-    record_reproducer(_script(X, y, w0, 0.1, "loss().backward()",
+    record_reproducer(_script(X, y, w0, 0.1, "unused = torch.nn.Parameter(torch.ones(2))",
+                              "module = torch.nn.Module(); module.w, module.unused = w, unused",
+                              "opt = torch.optim.SGD([w, unused], lr=0.1)", "loss().backward()",
                               f"{'opt' if on == 'optimizer' else 'module'}"
                               f".zero_grad(set_to_none=False)", "loss().backward()"))
     module = ag.nn.Module()
     module.w = ag.nn.Parameter(ag.tensor(w0.tolist()))
+    module.unused = ag.nn.Parameter(ag.ones(2))
     w = module.w
-    optimizer = ag.optim.SGD([w], lr=0.1)
+    optimizer = ag.optim.SGD([w, module.unused], lr=0.1)
     _loss(ag, X, y, w).backward()
     (optimizer if on == "optimizer" else module).zero_grad(set_to_none=False)
     zeroed = grad_or_none(engine, w)
     assert zeroed is not None, f"{on}.zero_grad(set_to_none=False) set w.grad to None"
     assert not np.any(zeroed), f"{on}.zero_grad(set_to_none=False) left {zeroed.tolist()}"
+    unused = grad_or_none(engine, module.unused)
+    assert unused is None, (f"{on}.zero_grad(set_to_none=False) gave unused, whose .grad was "
+                            f"None, .grad {unused.tolist()}")
     _loss(ag, X, y, w).backward()
     assert_close(grad_or_none(engine, w), _gradient(X, y, w0), dtype="float32",
                  oracle="analytic gradient (one pass)", what="w.grad")

@@ -62,8 +62,10 @@ def test_grad_dtype_is_the_leaf_dtype(engine, data):
     out.backward()
     for leaf in program.grad_leaves():
         tensor = tensors[leaf.name]
+        assert tensor.grad is not None, f"{leaf.name}.grad is None"
         assert tensor.grad.dtype == tensor.dtype == getattr(engine.ns, program.dtype), (
             f"{leaf.name} is {tensor.dtype} but its grad is {tensor.grad.dtype}")
+    assert out.grad is not None, "out.grad is None"
     assert out.grad.dtype == out.dtype, f"out is {out.dtype} but its grad is {out.grad.dtype}"
 
 

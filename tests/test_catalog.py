@@ -8,6 +8,7 @@ import pytest
 from autograd_conformance.harness.catalog import CATALOG_PATH, LEVELS, load_catalog
 
 SUITES = sorted((CATALOG_PATH.parent).glob("test_*.py"))
+PYTORCH_TESTS = "https://github.com/pytorch/pytorch/blob/main/test/"
 
 
 def _suite_tests():
@@ -40,5 +41,11 @@ def test_every_behaviour_has_a_test():
 def test_entry_is_complete(behaviour):
     assert behaviour.level in LEVELS
     assert behaviour.rule.strip() and len(behaviour.rule.splitlines()) == 1
-    for source in behaviour.source.split("; "):
-        assert source.startswith(("https://docs.pytorch.org/", "seeds/")), source
+    parts = behaviour.source.split("; ")
+    for source, after in zip(parts, parts[1:] + [""]):
+        assert source.startswith(("https://docs.pytorch.org/", "seeds/", PYTORCH_TESTS, "test_")), source
+        if source.startswith(PYTORCH_TESTS):  # a PyTorch test file, then the test that pins the rule
+            assert after.startswith("test_"), f"{source} is not followed by a test name"
+    for source, before in zip(parts, [""] + parts):
+        if source.startswith("test_"):
+            assert before.startswith(PYTORCH_TESTS), f"{source} does not follow a PyTorch test file"

@@ -7,11 +7,17 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+import dataclasses
+
+import numpy as np
 import pytest
 
+from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.report_html import SCRIPT, graph_svg, render_report
-from autograd_conformance.harness.results import (Results, TestRecord, behaviour_matrix, cell_state,
-                                                  engine_summaries, module_durations)
+from autograd_conformance.harness.results import (Results, TestRecord, behaviour_matrix,
+                                                  cell_state, describe_graph, engine_summaries,
+                                                  module_durations, node_label)
 from tests.conformance_run import run_suites
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
@@ -83,6 +89,63 @@ def test_the_graph_picture_shows_grad_fn_names_and_marks_differences_from_torch(
     assert "grad_fn: ExpBackward1" in picture and "grad_fn: None" in picture
     assert picture.count('stroke="#cf222e"') == 1  # v1 differs, x0 does not
     assert picture.count('rx="0"') == 2  # both claim to be leaves: square corners
+
+
+def _graph(leaf_grad_fn, v1_grad_fn, v1_edges, grad_fn_names):
+    """x0 -> v1 = exp(x0) with x0's grad_fn and v1's grad_fn label and edges as given."""
+    return {"error": None, "grad_fn_names": grad_fn_names, "variables": [
+        {"name": "x0", "op": None, "args": [], "is_leaf": True, "requires_grad": True,
+         "grad_fn": leaf_grad_fn, "edges": None},
+        {"name": "v1", "op": "exp", "args": ["x0"], "is_leaf": False, "requires_grad": True,
+         "grad_fn": v1_grad_fn, "edges": v1_edges}]}
+
+
+TORCH_GRAPH = _graph(None, "ExpBackward0", [True], grad_fn_names=True)
+
+
+def test_node_names_are_compared_only_where_the_engine_declares_grad_fn_names():
+    undeclared = graph_svg(_graph(None, "exp_grad", [True], grad_fn_names=False),
+                           compare=TORCH_GRAPH)
+    assert 'stroke="#cf222e"' not in undeclared and "grad_fn: exp_grad" in undeclared
+    declared = graph_svg(_graph(None, "exp_grad", [True], grad_fn_names=True),
+                         compare=TORCH_GRAPH)
+    assert declared.count('stroke="#cf222e"') == 1  # v1's name differs from torch's
+
+
+def test_structure_is_compared_whatever_the_engine_declares():
+    leaf_with_node = graph_svg(_graph("accumulation", "exp_grad", [True], grad_fn_names=False),
+                               compare=TORCH_GRAPH)
+    assert leaf_with_node.count('stroke="#cf222e"') == 1  # x0: a leaf with a grad_fn
+    cut_edge = graph_svg(_graph(None, "exp_grad", [False], grad_fn_names=False),
+                         compare=TORCH_GRAPH)
+    assert cut_edge.count('stroke="#cf222e"') == 1  # v1: no edge to x0's accumulator
+
+
+def test_a_node_is_labelled_by_its_name_method_where_it_has_one():
+    class Named:
+        def name(self):
+            return "exp_grad"
+
+    class Unnamed:
+        pass
+
+    assert node_label(Named()) == "exp_grad"
+    assert node_label(Unnamed()) == "Unnamed"
+    assert node_label(None) is None
+
+
+def test_describe_graph_reads_edges_and_names_only_where_declared():
+    program = Program("float32", (Leaf("x0", np.array([0.5, 1.0]), True),
+                                  Leaf("x1", np.array([2.0, 3.0]), False)),
+                      (Node("v2", "mul", ("x0", "x1")),), "v2")
+    torch_engine = load_engine("torch")
+    full = describe_graph(program, torch_engine)
+    assert full["grad_fn_names"] is True
+    assert full["variables"][2]["grad_fn"] == "MulBackward0"
+    assert full["variables"][2]["edges"] == [True, False]  # x1 does not require grad
+    core_only = describe_graph(program, dataclasses.replace(
+        torch_engine, capabilities=frozenset({"core"})))
+    assert core_only["grad_fn_names"] is False and core_only["variables"][2]["edges"] is None
 
 
 def test_a_partial_run_says_so_at_the_top():

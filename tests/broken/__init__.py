@@ -129,6 +129,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_sgd_ascends": ("OPT-1",),
     "torch_step_zeroes_grads": ("OPT-2",),
     "torch_zero_grad_always_none": ("OPT-3",),
+    "torch_zero_grad_fills_missing_grads": ("OPT-3",),
     "torch_decay_applies_to_gradless_params": ("MOD-13",),
     "torch_retain_variables_accepted": ("RETAIN-10",),
     "torch_volatile_removed": ("RETAIN-12",),
