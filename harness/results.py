@@ -281,7 +281,8 @@ def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary
                  matrix: dict[str, dict[str, Cell]]) -> str:
     tests = []
     for record in results.records.values():
-        entry = {key: value for key, value in asdict(record).items() if key != "graphs"}
+        entry = {key: value for key, value in asdict(record).items()
+                 if key not in ("graphs", "finished")}
         if not (record.failing or record.outcome == "xfailed"):
             for key in ("error", "traceback", "reproducer"):
                 entry.pop(key)

@@ -1,33 +1,28 @@
 """Print the README's conformance table (behaviours passed / total per level, per engine) from the
-JSON results of conformance runs.
+JSON results of conformance runs, read as the dashboard reads them (reports/dashboard.py).
 
-    python -m pytest --hypothesis-profile ci -n 2                                 # torch, reference
-    python -m pytest --engine mygrad --hypothesis-profile ci -n 2 --report=reports/mygrad.html
-    python scripts/conformance_table.py reports/conformance.json reports/mygrad.json ...
+    python scripts/dashboard.py                      # runs every engine, writes the JSON files
+    python scripts/conformance_table.py reports/torch.json reports/mygrad.json ...
 """
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 
-LEVELS = ("core", "extended", "strict")
+from autograd_conformance.harness.catalog import LEVELS
+from autograd_conformance.reports.dashboard import EngineResult, load_results
 
 
-def rows(paths: list[str]) -> list[str]:
-    lines = ["| engine | version | core | extended | strict | skipped |",
-             "| --- | --- | ---: | ---: | ---: | ---: |"]
-    for path in paths:
-        results = json.load(open(path, encoding="utf-8"))
-        versions = {engine["name"]: engine["version"] for engine in results["run"]["engines"]}
-        for name, summary in results["summary"].items():
-            levels = [f"{summary['by_level'][level]['passed']} / {summary['by_level'][level]['total']}"
-                      for level in LEVELS]
-            skipped = summary["behaviour_states"].get("skipped", 0)
-            lines.append(f"| {name} | {versions.get(name, '?')} | " + " | ".join(levels)
-                         + f" | {skipped} |")
+def rows(engines: list[EngineResult]) -> list[str]:
+    lines = ["| engine | version | " + " | ".join(LEVELS) + " | skipped |",
+             "| --- | --- | " + " | ".join("---:" for _ in LEVELS) + " | ---: |"]
+    for engine in engines:
+        levels = [f"{passed} / {total}" for passed, total in map(engine.by_level, LEVELS)]
+        lines.append(f"| {engine.name} | {engine.version} | " + " | ".join(levels)
+                     + f" | {engine.skipped} |")
     return lines
 
 
 if __name__ == "__main__":
-    print("\n".join(rows(sys.argv[1:])))
+    print("\n".join(rows(load_results([Path(path) for path in sys.argv[1:]]))))

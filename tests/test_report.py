@@ -17,13 +17,16 @@ from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.report_html import SCRIPT, graph_svg, render_report
 from autograd_conformance.harness.results import (Results, TestRecord, behaviour_matrix,
                                                   cell_state, describe_graph, engine_summaries,
-                                                  module_durations, node_label)
+                                                  module_durations, node_label, results_json)
+from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
+from scripts.conformance_table import rows
 from tests.conformance_run import run_suites
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 
 
-def fake_run(records, partial=()):
+def fake_results(records, partial=()):
+    """What the report plugin would hold after a run with these test records."""
     results = Results()
     for record in records:
         results.records[record.nodeid] = record
@@ -35,6 +38,11 @@ def fake_run(records, partial=()):
            "hypothesis": "profile ci", "level": "strict", "levels": ["core", "extended", "strict"],
            "device": "cpu", "behaviours_selected": [], "baseline": None, "workers": 0,
            "command": "python -m pytest suites", "exit_status": 1, "partial": list(partial)}
+    return run, results, matrix, summaries
+
+
+def fake_run(records, partial=()):
+    run, results, matrix, summaries = fake_results(records, partial)
     return render_report(run, results, matrix, summaries, module_durations(results))
 
 
@@ -215,3 +223,22 @@ def test_no_report_writes_nothing(tmp_path):
                      "--no-report", f"--junitxml={tmp_path / 'j.xml'}")
     assert run.returncode == 0
     assert "report:" not in run.stdout and sorted(p.name for p in tmp_path.iterdir()) == ["j.xml"]
+
+
+def test_the_dashboard_escapes_what_engines_say_and_adds_up_chapters(tmp_path):
+    """The dashboard from a JSON results file: chapter counts, the README table from the same data,
+    and an engine's version and error shown as text in a page without script."""
+    run, results, matrix, summaries = fake_results([PASSED, FAILED])
+    path = tmp_path / "run.json"
+    path.write_text(results_json(run, results, summaries, matrix))
+    page = tmp_path / "dashboard.html"
+    assert build_dashboard([str(path), "-o", str(page)]) == 0
+    html = page.read_text()
+    assert "<script" not in html and "<img" not in html
+    assert "1.0&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in html
+    assert "script-src" not in html and "default-src 'none'" in html
+    engines = {engine.name: engine for engine in load_results([path])}
+    assert engines["evil"].states == {"LEAF-3": "failed"}
+    table = rows(list(engines.values()))
+    assert table[0] == "| engine | version | core | extended | strict | skipped |"
+    assert any(line.startswith("| evil | 1.0<script>") and "| 0 / 1 |" in line for line in table)

@@ -102,9 +102,10 @@ class Browser:
         return self.page("Runtime.evaluate", expression=expression,
                          returnByValue=True)["result"].get("value")
 
-    def console_errors(self) -> list[str]:
+    def console_errors(self, since: int = 0) -> list[str]:
+        """The errors logged since event number `since`."""
         errors = []
-        for event in self.events:
+        for event in self.events[since:]:
             method, params = event.get("method"), event.get("params", {})
             if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
                 errors.append(json.dumps(params.get("args")))
@@ -188,3 +189,27 @@ def test_the_console_check_sees_errors(tmp_path, browser):
     page.write_text("<!DOCTYPE html><title>bad</title><script>console.error('boom')</script>")
     browser.navigate(page.as_uri())
     assert any("boom" in error for error in browser.console_errors())
+
+
+def test_the_dashboard_links_each_cell_to_the_engines_report(report, browser, tmp_path):
+    """The dashboard of the run above (torch and the broken engine) in the browser: engines and
+    chapters are shown, a failing cell links to that behaviour in the run's report, an engine's
+    markup stays text, and the page runs no script at all."""
+    from autograd_conformance.reports.dashboard import main as build_dashboard
+
+    page = tmp_path / "dashboard.html"
+    assert build_dashboard([str(report.with_suffix(".json")), "-o", str(page)]) == 0
+    start = len(browser.events)
+    browser.navigate(page.as_uri())
+    for selector in ("#engines", "#matrix", "#b-LEAF-3 .s-failed a", "#b-LEAF-1 .s-passed"):
+        assert browser.evaluate(VISIBLE % json.dumps(selector)) == "visible", selector
+    assert browser.evaluate("document.title") == "autograd conformance dashboard"
+    assert browser.evaluate("document.querySelectorAll('script').length") == 0
+    cells = browser.evaluate("Array.from(document.querySelectorAll('#b-LEAF-8 td.cell'))"
+                             ".map(function (c) { return c.textContent; }).join('|')")
+    assert "<b>not</b> supported <script>" in cells  # the engine's message, as text
+    link = browser.evaluate("document.querySelector('#b-LEAF-3 .s-failed a').href")
+    assert link == report.as_uri() + "#b-LEAF-3"
+    browser.navigate(link)
+    assert browser.evaluate(VISIBLE % json.dumps("#b-LEAF-3 .s-failed")) == "visible"
+    assert browser.console_errors(since=start) == []
