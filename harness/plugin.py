@@ -50,7 +50,7 @@ def pytest_configure(config):
     if runs_suites(config):
         selected_engines(config)  # a bad --engine stops the run here, in one line
         if not config.getoption("hypothesis_profile", None):
-            hypothesis.settings.load_profile("dev")  # registered in pytest_plugin
+            hypothesis.settings.load_profile("dev")  # registered in autograd_conformance/pytest_plugin.py
 
 
 def selected_engines(config) -> list:

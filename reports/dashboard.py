@@ -23,13 +23,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
-
 from ..harness.catalog import LEVELS, load_catalog
+from .render import environment
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (unresponsive)",
                 "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}
-TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @dataclass(frozen=True)
@@ -123,12 +121,9 @@ def chapters(engines: list[EngineResult]) -> list[Chapter]:
 
 
 def render(engines: list[EngineResult], output: Path) -> str:
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
-                                     autoescape=True, undefined=jinja2.StrictUndefined,
-                                     trim_blocks=True, lstrip_blocks=True)
     links = [_relative(engine.report_path, output.parent) if engine.report_path else None
              for engine in engines]
-    return environment.get_template("dashboard.html.j2").render(
+    return environment().get_template("dashboard.html.j2").render(
         engines=engines, links=links, chapters=chapters(engines), levels=LEVELS,
         labels=STATE_LABELS, runs=len({engine.results_path for engine in engines}))
 

@@ -14,8 +14,8 @@ import pytest
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.report_html import SCRIPT, graph_svg, render_report
-from autograd_conformance.harness.results import (Results, TestRecord, behaviour_matrix,
+from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
+from autograd_conformance.reports.results import (Results, TestRecord, behaviour_matrix,
                                                   cell_state, describe_graph, engine_summaries,
                                                   module_durations, node_label, results_json)
 from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
@@ -76,7 +76,7 @@ def test_a_behaviour_passes_only_when_all_its_tests_pass():
 def test_every_string_from_an_engine_is_escaped():
     page = fake_run([FAILED, PASSED])
     assert "<script>document" not in page and "<img" not in page
-    assert "&lt;script&gt;document.title=&#x27;pwned&#x27;&lt;/script&gt;" in page
+    assert "&lt;script&gt;document.title=&#39;pwned&#39;&lt;/script&gt;" in page
     assert "&lt;Evil&gt;Backward" in page
     assert page.count("<script") == 1  # the page's own filter script
 
@@ -87,7 +87,7 @@ def test_the_page_is_self_contained_and_allows_only_its_own_script():
     assert "@import" not in page and "url(http" not in page
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in csp and f"sha256-{digest}" in csp
+    assert "default-src &#39;none&#39;" in csp and f"sha256-{digest}" in csp
     assert f"<script>{SCRIPT}</script>" in page
 
 
@@ -159,7 +159,7 @@ def test_describe_graph_reads_edges_and_names_only_where_declared():
 def test_a_partial_run_says_so_at_the_top():
     page = fake_run([PASSED], partial=["worker 'gw0' crashed while running 'x'"])
     assert "<title>autograd conformance report (PARTIAL)</title>" in page
-    assert "PARTIAL RUN: worker &#x27;gw0&#x27; crashed while running &#x27;x&#x27;" in page
+    assert "PARTIAL RUN: worker &#39;gw0&#39; crashed while running &#39;x&#39;" in page
 
 
 @pytest.fixture(scope="module")

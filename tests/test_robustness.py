@@ -96,7 +96,7 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
     assert any(t["outcome"] == "failed" for t in by_engine["script-errors"])
 
     html = report.read_text()
-    assert "UNRESPONSIVE: engine &#x27;hanging-backward&#x27; is unresponsive" in html
+    assert "UNRESPONSIVE: engine &#39;hanging-backward&#39; is unresponsive" in html
     assert "crashed while running" in html
     assert "&lt;script&gt;document.title" in html and "<script>document.title" not in html
 

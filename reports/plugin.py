@@ -20,15 +20,15 @@ from pathlib import Path
 import hypothesis
 import pytest
 
-from .catalog import LEVELS
-from .checks import take_program, take_reproducer
-from .engines import EngineLoadError, load_engine
-from .plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
-from .report_html import render_report
+from ..harness.catalog import LEVELS
+from ..harness.checks import take_program, take_reproducer
+from ..harness.engines import EngineLoadError, load_engine
+from ..harness.plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
+from .html import render_report
 from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                              module_durations, results_json)
-from .robustness import TimeLimitExceeded, time_limit
-from .watchdog import Terminated, unresponsive_engines
+from ..harness.robustness import TimeLimitExceeded, time_limit
+from ..harness.watchdog import Terminated, unresponsive_engines
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
 

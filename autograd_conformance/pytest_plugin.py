@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, settings
 
 pytest_plugins = ["autograd_conformance.harness.plugin", "autograd_conformance.harness.baseline",
                   "autograd_conformance.harness.robustness", "autograd_conformance.harness.watchdog",
-                  "autograd_conformance.harness.report"]
+                  "autograd_conformance.reports.plugin"]
 
 settings.register_profile("ci", max_examples=50, derandomize=True, deadline=None,
                           print_blob=True)

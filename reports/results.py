@@ -18,8 +18,8 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from .catalog import LEVELS, load_catalog
-from .watchdog import NOT_RUN
+from ..harness.catalog import LEVELS, load_catalog
+from ..harness.watchdog import NOT_RUN
 
 # A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
 # because its engine stopped responding (harness/watchdog.py).
