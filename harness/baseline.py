@@ -31,6 +31,7 @@ import pytest
 from hypothesis import Phase, settings
 
 from .catalog import load_catalog
+from .outcomes import first_error_line, outcome, reason
 from .plugin import behaviour_ids, suite_nodeid
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
@@ -162,18 +163,8 @@ def _without_shrinking(parent: settings) -> settings:
 
 def is_baselined(report) -> bool:
     """Whether the baseline excused this report (an expected failure, or a skip in skip mode)."""
-    reason = getattr(report, "wasxfail", None)
-    if reason is None and report.skipped and isinstance(report.longrepr, tuple):
-        reason = report.longrepr[2].removeprefix("Skipped: ")
-    return bool(reason) and reason.startswith(BASELINE_REASON + " ")
-
-
-def first_error_line(report) -> str:
-    """The first line of a report's error: `Type: message` where pytest shows it."""
-    crash = getattr(report.longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else str(report.longrepr)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines else "failed"
+    return outcome(report) in ("xfailed", "skipped") and \
+        reason(report).startswith(BASELINE_REASON + " ")
 
 
 class BaselineWriter:
@@ -187,13 +178,11 @@ class BaselineWriter:
         nodeid = suite_nodeid(self.config, report)
         if nodeid in self.failures:
             return
-        if report.failed and not str(report.longrepr).startswith("[XPASS(strict)]"):
-            self.failures[nodeid] = first_error_line(report)
-        elif is_baselined(report) and hasattr(report, "wasxfail"):
+        if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed"):
             self.failures[nodeid] = first_error_line(report)
         elif is_baselined(report):
-            self.failures[nodeid] = "not run (--baseline-mode skip); kept from the " \
-                                           "old " + report.longrepr[2].removeprefix("Skipped: ")
+            self.failures[nodeid] = "not run (--baseline-mode skip); kept from the old " \
+                                    + reason(report)
 
     def pytest_sessionfinish(self, session):
         config = self.config

@@ -23,12 +23,14 @@ import pytest
 from ..harness.catalog import LEVELS
 from ..harness.checks import take_program, take_reproducer
 from ..harness.engines import EngineLoadError, load_engine
-from ..harness.plugin import behaviour_ids, item_engine, item_level, runs_suites, selected_engines
-from .html import render_report
-from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
-                             module_durations, results_json)
+from ..harness.outcomes import outcome
+from ..harness.plugin import (behaviour_ids, item_engine, item_level, runs_suites,
+                              selected_engines)
 from ..harness.robustness import TimeLimitExceeded, time_limit
 from ..harness.watchdog import Terminated, unresponsive_engines
+from .html import render_report
+from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
+                      module_durations, results_json)
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
 
@@ -60,8 +62,7 @@ def pytest_runtest_makereport(item, call):
     if call.when != "call":
         return report
     reproducer, program = take_reproducer(), take_program()
-    gap = report.failed or hasattr(report, "wasxfail")
-    if engine is None or not gap or str(report.longrepr).startswith("[XPASS(strict)]"):
+    if engine is None or outcome(report) not in ("failed", "xfailed"):
         return report
     if reproducer:
         item.user_properties.append(("reproducer", reproducer))  # for JUnit XML

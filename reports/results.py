@@ -19,14 +19,13 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..harness.catalog import LEVELS, load_catalog
+from ..harness.outcomes import crashed, error_text, outcome, reason
 from ..harness.watchdog import NOT_RUN
 
 # A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
 # because its engine stopped responding (harness/watchdog.py).
 STATES = ("failed", "cancelled", "xfailed", "skipped", "passed")
 _ENGINE_PARAM = re.compile(r"\[(?:.*-)?([^\[\]-]+)\]$")
-# Where hypothesis' notes (falsifying example, reproducer, explanation) start in a message.
-_HYPOTHESIS_NOTES = re.compile(r"\n(?=Falsifying example:|Failing test case:|Draw 1|Explanation:)")
 
 
 @dataclass
@@ -80,24 +79,22 @@ class Results:
         record.reproducer = props.get("reproducer", record.reproducer)
         record.graphs = props.get("graphs", record.graphs)
         record.duration += report.duration or 0.0
-        record.finished = report.when in ("teardown", "???")
-        if report.when == "???":  # xdist: the worker died while running this test
+        record.finished = report.when == "teardown" or crashed(report)
+        if crashed(report):
             record.crashed = True
             self.crashes.append(str(report.longrepr))
-        if report.failed:
-            if str(report.longrepr).startswith("[XPASS(strict)]"):
-                record.outcome = "xpassed"
-                record.reason = str(report.longrepr).removeprefix("[XPASS(strict)]").strip()
-            elif record.outcome != "failed":
-                record.outcome = "failed"
+        kind = outcome(report)
+        if kind == "xpassed":
+            record.outcome, record.reason = kind, reason(report)
+        elif kind == "failed" and record.outcome != "failed":
+            record.outcome = kind
+            record.error, record.traceback = error_text(report)
+        elif kind in ("xfailed", "skipped") and record.outcome == "passed":
+            record.outcome, record.reason = kind, reason(report)
+            if kind == "xfailed":
                 record.error, record.traceback = error_text(report)
-        elif report.skipped and record.outcome == "passed":
-            if hasattr(report, "wasxfail"):
-                record.outcome, record.reason = "xfailed", report.wasxfail
-                record.error, record.traceback = error_text(report)
-            else:
-                record.reason = skip_reason(report)
-                record.outcome = "cancelled" if record.reason.startswith(NOT_RUN) else "skipped"
+            elif record.reason.startswith(NOT_RUN):
+                record.outcome = "cancelled"
 
 
     def drop_unfinished(self) -> list[str]:
@@ -106,21 +103,6 @@ class Results:
         for nodeid in unfinished:
             del self.records[nodeid]
         return unfinished
-
-
-def error_text(report) -> tuple[str, str]:
-    """The exception as pytest's one-line summary shows it (with the rest of its message), and the
-    full failure text."""
-    crash = getattr(report.longrepr, "reprcrash", None)
-    full = report.longreprtext if report.longrepr is not None else ""
-    message = crash.message if crash is not None else str(report.longrepr or "")
-    return _HYPOTHESIS_NOTES.split(message, maxsplit=1)[0].rstrip(), full
-
-
-def skip_reason(report) -> str:
-    if isinstance(report.longrepr, tuple):
-        return str(report.longrepr[2]).removeprefix("Skipped: ")
-    return str(report.longrepr or "")
 
 
 # -- behaviours ---------------------------------------------------------------------------------
