@@ -1,33 +1,29 @@
-"""PaddlePaddle (https://github.com/PaddlePaddle/Paddle), pinned to 3.3.1 (CPU wheel), as a torch-like
-namespace.
+"""PaddlePaddle (https://github.com/PaddlePaddle/Paddle) 3.3.1, CPU wheel, as a torch-like namespace.
 
-paddle 3.3 already has many of torch's names (`requires_grad`, `requires_grad_`, `transpose(d0, d1)`,
-`sum(dim=, keepdim=)`, `zeros(*shape)`); the adapter binds those as they are. Its `Tensor` is
-wrapped thinly all the same, because a few names that paddle has mean something else there and
-must not be changed on paddle's own class: `shape` is a `paddle.Size` (not a tuple), `numel()`
-returns a 0-d Tensor, and every leaf has an accumulation node as `grad_fn`. What the wrapper
-translates:
+paddle 3.3 has many of torch's names (`requires_grad(_)`, `transpose(d0, d1)`, `zeros(*shape)`), bound
+as they are. Its `Tensor` is still wrapped thinly, because some names mean something else in paddle
+and must not change on paddle's own class: `shape` is a `paddle.Size` (not a tuple), `numel()` is a
+0-d Tensor, every leaf has an accumulation node as `grad_fn`. Each method translates and calls paddle once:
 
-- `requires_grad=` in factories -> `stop_gradient=` (its inverse).
-- `shape` -> `tuple(shape)`; `numel()` -> `int(numel())`; `retain_grad()` -> `retain_grads()`.
-- `grad_fn` is None for a tensor that paddle itself considers a leaf (`is_leaf`), paddle's node
-  otherwise (docs/adapter-contract.md, "A name that exists with another convention").
-- `backward(gradient, retain_graph)` -> `backward(grad_tensor=, retain_graph=)`;
-  `autograd.grad` -> `paddle.grad` (a list in paddle, a tuple in torch).
-- `.grad` is paddle's gradient tensor, wrapped; `.grad.zero_()` is the owner's `clear_grad()`,
-  paddle's way to zero a gradient in place (paddle refuses `zero_()` on the gradient tensor itself,
-  which it marks as a leaf that requires grad); `.grad = None` is paddle's own assignment.
-- `register_hook(fn)` as is; `fn` sees and returns adapter tensors.
+- factories' `requires_grad=` -> `stop_gradient=` (its inverse); `shape` -> a tuple; `numel()` -> int;
+  `retain_grad()` -> `retain_grads()`; `sum/mean(dim=)` -> `axis=`; `_version` -> `inplace_version`.
+- `grad_fn` is None for a tensor paddle itself considers a leaf (`is_leaf`), else paddle's node.
+- `backward(gradient, retain_graph)` -> `backward(grad_tensor=, retain_graph=)`; `autograd.grad` ->
+  `paddle.grad` (a list there, a tuple in torch). `register_hook(fn)`: `fn` sees adapter tensors.
+- `.grad` is paddle's gradient, wrapped; `.grad.zero_()` is the owner's `clear_grad()`, paddle's way
+  to zero it in place (paddle refuses `zero_()` on the gradient, a leaf that requires grad to it).
+- `add_`/`mul_` of a Python number pass it as a 0-d tensor of the same dtype (paddle's take tensors).
 
-Refusals renamed (only the class; the message is paddle's), each matched by paddle's text so that
-nothing else is renamed: a second backward through a freed graph (paddle: SystemError) and
-`paddle.grad` with an input outside the graph without `allow_unused` (paddle: ValueError) are
-re-raised as torch's RuntimeError; `paddle.grad(out, [])` (paddle: AssertionError) as ValueError.
+Refusals renamed (the class only, the message is paddle's; each matched by paddle's text): a second
+backward through a freed graph (SystemError), `paddle.grad` with an input outside the graph and an
+in-place op on a leaf that requires grad (ValueError), a gradient of the wrong shape
+(AssertionError) -> RuntimeError; `paddle.grad(out, [])` (AssertionError) -> ValueError.
 
-Not declared: `backward(inputs=)`, `backward(create_graph=)` (paddle's backward has neither; asking
-raises `NotSupportedByEngine`, deliberately not a RuntimeError), `inference_mode` (paddle has none),
-the legacy names, `grad_fn_names`/`messages` (paddle's node names and texts are its own), and
-`nn`/`optim`/`inplace`/`graph`/`functional`, which paddle has but this wrapper does not translate.
+Not declared: `backward(inputs=, create_graph=)` (paddle's backward has neither: NotSupportedByEngine,
+deliberately not a RuntimeError), `inference_mode`, `legacy`, `grad_fn_names`/`messages` (paddle's
+own names and texts), `graph` (paddle's `next_functions` lists nodes, not (node, index) pairs, and
+its accumulation node does not record its leaf), `functional` (paddle's `jacobian(ys, xs)` takes
+outputs, not a function), and `nn`/`optim` (paddle's Layer registers only paddle's own tensors).
 """
 
 from __future__ import annotations
@@ -41,12 +37,15 @@ with warnings.catch_warnings():  # paddle warns at import that no ccache binary 
 
 name = "paddle"
 version = _dist_version("paddlepaddle")
-capabilities = frozenset({"core", "float64", "grad_mode", "autograd_grad", "higher_order", "hooks"})
+capabilities = frozenset({"core", "float64", "grad_mode", "autograd_grad", "higher_order", "hooks",
+                          "inplace"})
 
 float32, float64, int64 = paddle.float32, paddle.float64, paddle.int64
 
 _FREED = "without setting retain_graph=True"
 _UNUSED = "does not appear in the backward graph"
+_LEAF_INPLACE = "that doesn't stop gradient can't use inplace strategy"
+_GRADIENT_SHAPE = "Tensor shape not match, Tensor of grad_tensor"
 
 
 class NotSupportedByEngine(Exception):
@@ -58,18 +57,24 @@ def _data(x):
     return x._t if isinstance(x, Tensor) else x
 
 
-def _wrap(t):
-    return None if t is None else Tensor(t)
-
-
 def _renamed(error: Exception):
     """A paddle refusal for one of the table's cases under torch's class, else the error itself."""
     text = str(error)
     if isinstance(error, SystemError) and _FREED in text:
         return RuntimeError(text)
-    if isinstance(error, ValueError) and _UNUSED in text:
+    if isinstance(error, ValueError) and (_UNUSED in text or _LEAF_INPLACE in text):
+        return RuntimeError(text)
+    if isinstance(error, AssertionError) and _GRADIENT_SHAPE in text:
         return RuntimeError(text)
     return error
+
+
+def _inplace(method, *args):
+    """Call one of paddle's in-place methods, with the leaf refusal under torch's class."""
+    try:
+        return method(*args)
+    except ValueError as error:
+        raise _renamed(error) from error
 
 
 class Tensor:
@@ -113,7 +118,7 @@ class Tensor:
             raise NotSupportedByEngine("paddle's Tensor.backward has no inputs= argument")
         try:
             self._t.backward(grad_tensor=_data(gradient), retain_graph=bool(retain_graph))
-        except (SystemError, ValueError) as error:
+        except (SystemError, ValueError, AssertionError) as error:
             raise _renamed(error) from error
 
     def requires_grad_(self, requires_grad=True):
@@ -136,17 +141,38 @@ class Tensor:
     def numel(self) -> int:
         return int(self._t.numel())
 
-    def tolist(self):
-        return self._t.tolist()
-
-    def numpy(self):
-        return self._t.numpy()
+    # -- in place ------------------------------------------------------------------------------
+    _version = property(lambda self: self._t.inplace_version)
 
     def zero_(self):
-        if self._owner is None:
-            raise NotSupportedByEngine("in-place ops are not translated (no `inplace` capability)")
-        self._owner.clear_grad()
+        if self._owner is not None:
+            self._owner.clear_grad()
+        else:
+            _inplace(self._t.zero_)
         return self
+
+    def add_(self, other):
+        _inplace(self._t.add_, self._operand(other))
+        return self
+
+    def mul_(self, other):
+        _inplace(self._t.mul_, self._operand(other))
+        return self
+
+    def copy_(self, src):
+        _inplace(self._t.copy_, _data(src))
+        return self
+
+    def __setitem__(self, index, value):
+        _inplace(self._t.__setitem__, index, _data(value))
+
+    def detach_(self):
+        self._t.detach_()
+        return self
+
+    def _operand(self, other):
+        """paddle's add_/mul_ take only a Tensor; torch's also take a Python number."""
+        return _data(other) if isinstance(other, Tensor) else paddle.to_tensor(other, self._t.dtype)
 
     def __len__(self) -> int:
         return len(self._t)
@@ -233,24 +259,15 @@ def zeros_like(t):
     return Tensor(paddle.zeros_like(_data(t)))
 
 
-def exp(t):
-    return Tensor(paddle.exp(_data(t)))
+def _unary(function):
+    def op(t):
+        return Tensor(function(_data(t)))
+    op.__name__ = function.__name__
+    return op
 
 
-def log(t):
-    return Tensor(paddle.log(_data(t)))
-
-
-def tanh(t):
-    return Tensor(paddle.tanh(_data(t)))
-
-
-def sigmoid(t):
-    return Tensor(paddle.nn.functional.sigmoid(_data(t)))
-
-
-def relu(t):
-    return Tensor(paddle.nn.functional.relu(_data(t)))
+exp, log, tanh = _unary(paddle.exp), _unary(paddle.log), _unary(paddle.tanh)
+sigmoid, relu = _unary(paddle.nn.functional.sigmoid), _unary(paddle.nn.functional.relu)
 
 
 no_grad, enable_grad = paddle.no_grad, paddle.enable_grad
@@ -275,7 +292,7 @@ class autograd:  # noqa: N801 - stands for the `torch.autograd` module
             if "inputs cannot be empty" in str(error):
                 raise ValueError(str(error)) from error
             raise
-        return tuple(_wrap(g) for g in grads)
+        return tuple(None if g is None else Tensor(g) for g in grads)
 
 
 def to_numpy(t):
