@@ -11,7 +11,7 @@ and must not change on paddle's own class: `shape` is a `paddle.Size` (not a tup
 - `backward(gradient, retain_graph)` -> `backward(grad_tensor=, retain_graph=)`; `autograd.grad` ->
   `paddle.grad` (a list there, a tuple in torch). `register_hook(fn)`: `fn` sees adapter tensors.
 - `.grad` is paddle's gradient, wrapped; `.grad.zero_()` is the owner's `clear_grad()`, paddle's way
-  to zero it in place (paddle refuses `zero_()` on the gradient, a leaf that requires grad to it).
+  to zero it in place (paddle refuses `zero_()` on the gradient, which it marks as requiring grad).
 - `add_`/`mul_` of a Python number pass it as a 0-d tensor of the same dtype (paddle's take tensors).
 
 Refusals renamed (the class only, the message is paddle's; each matched by paddle's text): a second
