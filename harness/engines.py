@@ -20,6 +20,7 @@ SHORT_NAMES = {
     "reference": "autograd_conformance.reference",
     "mygrad": "autograd_conformance.adapters.mygrad_adapter",
     "tinygrad": "autograd_conformance.adapters.tinygrad_adapter",
+    "paddle": "autograd_conformance.adapters.paddle_adapter",
 }
 DEFAULT_ENGINES = ("torch", "reference")
 

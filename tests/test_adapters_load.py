@@ -1,7 +1,7 @@
-"""The third-party adapters (mygrad, tinygrad) load through the harness and run a small program.
+"""The third-party adapters (mygrad, tinygrad, paddle) load through the harness and run a small program.
 
 Each test is skipped, with the reason, when its engine is not installed (pip install mygrad==2.5.0
-tinygrad==0.12.0; see docs/third-party-engines.md).
+tinygrad==0.12.0 paddlepaddle==3.3.1; see docs/third-party-engines.md).
 """
 
 from pathlib import Path
@@ -13,13 +13,15 @@ from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
 
-ENGINES = {"mygrad": "mygrad", "tinygrad": "tinygrad"}  # short name -> the package it needs
+# short name -> (the module it imports, the distribution that provides it)
+ENGINES = {"mygrad": ("mygrad", "mygrad"), "tinygrad": ("tinygrad", "tinygrad"),
+           "paddle": ("paddle", "paddlepaddle")}
 ADAPTERS = Path(__file__).resolve().parent.parent / "adapters"
 
 
 def _engine(short_name):
-    pytest.importorskip(ENGINES[short_name],
-                        reason=f"{ENGINES[short_name]} is not installed (see docs/third-party-engines.md)")
+    module, distribution = ENGINES[short_name]
+    pytest.importorskip(module, reason=f"{distribution} is not installed (see docs/third-party-engines.md)")
     return load_engine(short_name)
 
 
@@ -43,7 +45,7 @@ def test_adapter_loads_with_its_engine_version(short_name):
     from importlib.metadata import version
     engine = _engine(short_name)
     assert engine.name == short_name
-    assert engine.version == version(ENGINES[short_name])
+    assert engine.version == version(ENGINES[short_name][1])
     assert {"core", "float64"} <= engine.capabilities
 
 
