@@ -462,6 +462,11 @@ def bc(ag):
     m = ag.ones(2, 3, requires_grad=True); m.mean().backward()
     return x.grad, b.grad, s.grad, y.dtype, a.grad.dtype, c.grad.dtype, z.grad.dtype, z.grad, m.grad
 @case
+def pow_tensor_exponent(ag):
+    x = ag.tensor([1.0, 2.0], requires_grad=True); k = ag.tensor([[2.0, 3.0], [0.5, 1.0]], requires_grad=True)
+    (x ** k).sum().backward(); g, = ag.autograd.grad((x ** k).sum(), k, create_graph=True)
+    return x.grad, k.grad, g
+@case
 def misc(ag):
     x = ag.tensor(3.0, requires_grad=True); (x * 2 + x ** 2).backward(); r = [x.grad.clone()]; x.grad = None
     h = x * 2; (h * h + h).backward(); r.append(x.grad)
