@@ -14,7 +14,7 @@
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
-from . import autograd, nn, optim
+from . import autograd, methods, nn, optim  # methods: binds the op set to Tensor
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
 from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
@@ -23,8 +23,6 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from .ops import abs, add, clone, div, exp, log, matmul, mean, mul, neg, pow, relu, reshape, sigmoid, sqrt, sub
 from .ops import sum, tanh, transpose
 from .tensor import Tensor
-
-from . import methods  # noqa: E402, F401 - last: binds the op set to Tensor
 
 name = "reference"
 version = __version__ = "0.1.0"

@@ -1,7 +1,8 @@
 """The Tensor method table: every operator and method that is an op, and `backward()`, bound here
 in one place, after the op set exists, so that `tensor.py` imports no op.
 
-`x * y`, `x.mul(y)` and `reference.mul(x, y)` are the same function. Imported last by the package.
+`x * y`, `x.mul(y)` and `reference.mul(x, y)` are the same function. The package's `__init__`
+imports this module; nothing else needs to.
 """
 import numpy as np
 

@@ -142,10 +142,7 @@ def pow(a, exponent):
     """a ** exponent: PowBackward0 for a number exponent, PowBackward1 for a tensor (GFN-1)."""
     out, a, exponent = elementwise(np.power, a, exponent)
     if not isinstance(exponent, Tensor):
-        node = record(PowBackward0, a)
-        if node is not None:
-            node.save(a, exponent)
-        return output(out, node)
+        return output(out, record(PowBackward0, a), a, exponent)
     node = record(PowBackward1, a, exponent)
     out = output(out, node)
     if node is not None:

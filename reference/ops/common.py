@@ -40,9 +40,14 @@ def as_operand(x):
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-def output(array, node):
-    """The output of an op: a non-leaf of `node`, or a plain leaf when the op was not recorded."""
-    return make(array) if node is None else make(array, True, node)
+def output(array, node, *saved):
+    """The output of an op: a non-leaf of `node`, which keeps `saved` for its backward, or a plain
+    leaf when the op was not recorded (node None)."""
+    if node is None:
+        return make(array)
+    if saved:
+        node.save(*saved)
+    return make(array, True, node)
 
 
 def output_saved(array, node):

@@ -25,11 +25,7 @@ class ExpBackward0(Node):
 
 
 def log(a):
-    out = np.log(a._array, out=...)
-    node = record(LogBackward0, a)
-    if node is not None:
-        node.save(a)
-    return output(out, node)
+    return output(np.log(a._array, out=...), record(LogBackward0, a), a)
 
 
 class LogBackward0(Node):
@@ -92,10 +88,7 @@ class ReluBackward0(Node):
 def threshold_backward(grad, result):
     """relu's backward as a recorded op (create_graph), as torch records it."""
     out = np.multiply(grad._array, result._array > 0, out=...)
-    node = record(ThresholdBackwardBackward0, grad, result)
-    if node is not None:
-        node.save(result)
-    return output(out, node)
+    return output(out, record(ThresholdBackwardBackward0, grad, result), result)
 
 
 class ThresholdBackwardBackward0(Node):
@@ -125,11 +118,7 @@ class SqrtBackward0(Node):
 
 
 def abs(a):
-    out = np.abs(a._array, out=...)
-    node = record(AbsBackward0, a)
-    if node is not None:
-        node.save(a)
-    return output(out, node)
+    return output(np.abs(a._array, out=...), record(AbsBackward0, a), a)
 
 
 class AbsBackward0(Node):
