@@ -1,11 +1,11 @@
 """The Tensor: a NumPy array plus what autograd needs to know about it.
 
 A tensor is a leaf when `grad_fn` is None (LEAF-1, LEAF-2); a leaf that requires grad receives
-`.grad` through its `AccumulateGrad` node (GFN-4), which the tensor references only weakly so that a
-graph dies with its last user. Tensors that share storage (views, `detach()`) share one version
+`.grad` through its `AccumulateGrad` node (GFN-4, made by graph.py), which the tensor references only
+weakly (`_accumulator`) so that a graph dies with its last user. Tensors that share storage (views, `detach()`) share one version
 counter, bumped by every in-place op (INP-10, DET-3).
 
-This module imports no op and no graph: the operators and op methods (`x * y`, `x.mul(y)`, which
+This module imports neither the graph nor any op: the operators and op methods (`x * y`, `x.mul(y)`, which
 are the same code as `reference.mul(x, y)`) and `backward()` are bound onto the class by
 `methods.py`, once the op set exists.
 """
@@ -31,6 +31,8 @@ _DETACH_HINT = (
     " If you want to use a computed variable in a subgraph that doesn't require differentiation use "
     "var_no_grad = var.detach()."
 )
+
+
 class _VersionCounter:
     __slots__ = ("value",)
 
