@@ -9,8 +9,7 @@ from .. import dtypes, grad_mode
 from ..graph import Node, record, recording
 from ..tensor import Tensor, make
 from .arithmetic import add, div, mul, sub
-from .common import as_operand, meta, sum_to
-from .common import value as value_of
+from .common import as_operand, meta, sum_to, value as value_of  # `value` names fill_'s argument
 from .indexing import SelectBackward0
 
 _state = grad_mode.state
