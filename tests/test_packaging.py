@@ -79,6 +79,7 @@ def test_the_wheel_installs_everything_under_one_package_name(wheel):
         {"autograd_conformance"}
     for path in ("cli.py", "pytest.ini", "harness/pytest_plugin.py", "suites/catalog.toml",
                  "suites/test_leaves.py", "reference/tensor.py", "reference/autograd/functional.py",
+                 "reference/ops/arithmetic.py",
                  "adapters/torch_adapter.py", "adapters/mygrad_adapter.py"):
         assert f"autograd_conformance/{path}" in files
     assert "[pytest11]\nautograd_conformance = autograd_conformance.harness.pytest_plugin" in \
