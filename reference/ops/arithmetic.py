@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import elementwise, log, meta, output, requires, sum_to, value
+from .common import ResultNode, elementwise, log, meta, output, requires, sum_to, value
 
 
 def add(a, b):
@@ -117,10 +117,8 @@ def rdiv(a, number):
     return mul(out, number)
 
 
-class ReciprocalBackward0(Node):
+class ReciprocalBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)

@@ -8,6 +8,7 @@ where NumPy and the Tensor spell a step differently. No family imports another f
 import numpy as np
 
 from .. import dtypes
+from ..graph import Node
 from ..tensor import Tensor, make
 
 # torch computes inf and nan silently (GRAD-7); NumPy would warn on every overflow or 0/0.
@@ -50,8 +51,16 @@ def output(array, node, *saved):
     return make(array, True, node)
 
 
+class ResultNode(Node):
+    """The node of an op whose backward needs only the op's output (`_saved_result`)."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+    saves_result = True
+
+
 def output_saved(array, node):
-    """`output`, for an op whose backward needs that output (exp, tanh, sigmoid, relu; INP-6)."""
+    """`output`, for an op whose ResultNode saves that output (exp, tanh, sigmoid, relu; INP-6)."""
     if node is None:
         return make(array)
     out = make(array, True, node)

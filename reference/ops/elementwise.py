@@ -7,17 +7,15 @@ import numpy as np
 
 from ..graph import Node, record
 from ..tensor import Tensor, make
-from .common import as_operand, output, output_saved, sign, unary, value
+from .common import ResultNode, as_operand, output, output_saved, sign, unary, value
 
 
 def exp(a):
     return output_saved(np.exp(a._array, out=...), record(ExpBackward0, a))
 
 
-class ExpBackward0(Node):
+class ExpBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)
@@ -41,10 +39,8 @@ def tanh(a):
     return output_saved(np.tanh(a._array, out=...), record(TanhBackward0, a))
 
 
-class TanhBackward0(Node):
+class TanhBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)
@@ -59,10 +55,8 @@ def sigmoid(a):
     return output_saved(out, record(SigmoidBackward0, a))
 
 
-class SigmoidBackward0(Node):
+class SigmoidBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)
@@ -73,10 +67,8 @@ def relu(a):
     return output_saved(np.maximum(a._array, 0, out=...), record(ReluBackward0, a))
 
 
-class ReluBackward0(Node):
+class ReluBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)
@@ -107,10 +99,8 @@ def sqrt(a):
     return output_saved(np.sqrt(a._array, out=...), record(SqrtBackward0, a))
 
 
-class SqrtBackward0(Node):
+class SqrtBackward0(ResultNode):
     __slots__ = ()
-    saved_names = ("result",)
-    saves_result = True
 
     def backward(self, grad):
         result, = self.saved(grad)
