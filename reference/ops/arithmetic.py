@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import ResultNode, elementwise, log, meta, output, requires, sum_to, value
+from .common import ResultNode, elementwise, log, meta, output, output_saved, requires, sum_to, value
 
 
 def add(a, b):
@@ -110,11 +110,7 @@ def rdiv(a, number):
         return div(number, a)
     if a._array.dtype.kind != "f":
         return div(number, a)
-    node = record(ReciprocalBackward0, a)
-    out = output(np.reciprocal(a._array, out=...), node)
-    if node is not None:
-        node.save(out.detach())
-    return mul(out, number)
+    return mul(output_saved(np.reciprocal(a._array, out=...), record(ReciprocalBackward0, a)), number)
 
 
 class ReciprocalBackward0(ResultNode):
