@@ -3,15 +3,18 @@
 `import reference as ag` gives the torch-like namespace of the adapter contract
 (docs/adapter-contract.md): the package is its own adapter. Module map:
 
-- `tensor.py`   the Tensor and its autograd attributes
-- `graph.py`    nodes, saved tensors and the backward walk
-- `ops.py`      the op set, each forward beside its backward node
+- `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd)
+- `graph.py`    nodes, saved tensors, and `record`, which decides whether an op is recorded
+- `walk.py`     the backward walk (`hooks.py`: where tensor hooks are kept)
+- `ops/`        the op set by family, each forward followed by its backward node
+- `methods.py`  binds the ops to Tensor as methods and operators
 - `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
 - `autograd/`   backward, grad, Variable, functional.jacobian
 - `nn.py`, `optim.py`
+
+Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
-from . import tensor as _tensor_module  # first: graph.py and ops.py import from it
-from . import autograd, nn, optim
+from . import autograd, methods, nn, optim  # methods: binds the op set to Tensor
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
 from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004

@@ -7,28 +7,9 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, make
+from .tensor import Tensor, as_array, make
 
 _random = np.random.default_rng(0)
-
-
-def as_array(data, dtype=None):
-    """A NumPy array of one of our dtypes from nested lists, numbers, arrays or tensors."""
-    if isinstance(data, Tensor):
-        data = data._array
-    elif isinstance(data, (list, tuple)) and _contains_tensor(data):
-        data = [as_array(item) for item in data]
-    array = np.array(data, dtype=None if dtype is None else dtype.numpy)
-    if dtype is None:
-        if array.dtype.kind == "f" and not isinstance(data, np.ndarray):
-            array = array.astype(np.float32)  # Python floats become float32 (torch's default dtype)
-        elif array.dtype not in dtypes._BY_NUMPY:
-            array = array.astype(dtypes.from_numpy(array.dtype).numpy)
-    return array
-
-
-def _contains_tensor(items):
-    return any(isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _contains_tensor(x) for x in items)
 
 
 def _leaf(array, requires_grad):

@@ -1,28 +1,26 @@
-"""The recorded graph: nodes (`grad_fn` objects), saved tensors, and the backward walk.
+"""The recorded graph: nodes (`grad_fn` objects), what they save, and when an op records one.
 
-Every differentiable op in `ops.py` creates one `Node` subclass named like torch's (`MulBackward0`,
-...) whose `backward(grad)` returns one gradient per input. A node points at the nodes of its inputs
-through `next_functions` (GFN-3); a leaf that requires grad is reached through its `AccumulateGrad`
-node (GFN-4). `run_backward` is the whole engine: it counts the edges into every reachable node, then
-runs each node once all of them have delivered, handing it the sum of what arrived.
+Every differentiable op in `ops/` creates one `Node` subclass named like torch's (`MulBackward0`,
+...) whose `backward(grad)` returns one gradient per input, through `record`, the one place that
+decides whether an op is recorded at all. A node points at the nodes of its inputs through
+`next_functions` (GFN-3); a leaf that requires grad is reached through its `AccumulateGrad` node
+(GFN-4). `walk.py` runs the nodes.
 
 Backward formulas are written once and run on two kinds of values: NumPy arrays for a plain
 backward (fast, nothing recorded), or Tensors when `create_graph=True`, so that the backward pass is
 itself recorded on a new graph and can be differentiated again (HO-1). A node's `saved(grad)`
 returns its saved values in the same form as the incoming gradient.
 
-This module must not know any op: the op set lives in `ops.py`.
+This module must not know any op: the op set lives in `ops/`.
 """
-import heapq
 import itertools
 import math
-import warnings
 import weakref
 
 import numpy as np
 
 from . import grad_mode
-from . import tensor as tensors  # a cycle: tensor.py imports this module; only used at call time
+from .tensor import Tensor, make
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -37,7 +35,7 @@ INFERENCE_SAVE_MESSAGE = (
 )
 _NO_EDGE = (None, 0)
 _creation_order = itertools.count()
-_NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
+_state = grad_mode.state
 
 
 class Node:
@@ -74,7 +72,7 @@ class Node:
         """Keep values for backward: Tensors (with their version, INP-5), Python numbers or None."""
         versions = []
         for value in values:
-            if isinstance(value, tensors.Tensor):
+            if isinstance(value, Tensor):
                 if value._inference:
                     raise RuntimeError(INFERENCE_SAVE_MESSAGE)
                 versions.append(value._version)
@@ -85,7 +83,7 @@ class Node:
 
     def saved(self, like):
         """The saved values, as Tensors if `like` (the incoming gradient) is one, else as arrays."""
-        return self._unpack(isinstance(like, tensors.Tensor))
+        return self._unpack(isinstance(like, Tensor))
 
     def _unpack(self, as_tensors):
         """The saved values, checked: raises torch's errors when they were released (RETAIN-1, RETAIN-7)
@@ -98,11 +96,11 @@ class Node:
             if version is not None and value._version != version:
                 raise RuntimeError(_modified_message(value, version, self))
         if not as_tensors:
-            return [v._array if isinstance(v, tensors.Tensor) else v for v in values]
+            return [v._array if isinstance(v, Tensor) else v for v in values]
         if self.saves_result:
             # The output, seen again through this node, so that its derivative flows through it.
             result = values[-1]
-            output = tensors.make(result._array, True, self)
+            output = make(result._array, True, self)
             output._counter = result._counter
             values = values[:-1] + (output,)
         return values
@@ -111,7 +109,7 @@ class Node:
         """`_saved_<name>`: a saved value; a saved Python number shows as a 0-dim tensor (GFN-5)."""
         if name.startswith("_saved_") and name[7:] in type(self).saved_names:
             value = self._unpack(True)[type(self).saved_names.index(name[7:])]
-            return tensors.make(np.array(value)) if isinstance(value, (int, float)) else value
+            return make(np.array(value)) if isinstance(value, (int, float)) else value
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def backward(self, grad):
@@ -154,24 +152,54 @@ def accumulate_into(tensor, grad):
     by a new differentiable tensor (ACC-4).
     """
     current = tensor._grad
-    if isinstance(grad, tensors.Tensor):  # create_graph=True
+    if isinstance(grad, Tensor):  # create_graph=True
         if current is None:
-            tensor._grad = tensors.make(np.zeros_like(tensor._array)).copy_(grad)
+            tensor._grad = make(np.zeros_like(tensor._array)).copy_(grad)
         else:
             tensor._grad = current + grad
     elif current is None:
-        tensor._grad = tensors.make(np.array(grad, dtype=tensor._array.dtype))
+        tensor._grad = make(np.array(grad, dtype=tensor._array.dtype))
     else:
         current._array += grad
         current._bump_version()
 
 
+def recording(*inputs):
+    """Whether an op on inputs is recorded: grad mode is on and an input requires grad (REQ-8, MODE-1).
+    Otherwise the op returns a plain leaf: that is most calls."""
+    if _state.enabled:
+        for x in inputs:
+            if isinstance(x, Tensor) and x._requires_grad:
+                return True
+    return False
+
+
+def record(node_class, *inputs):
+    """A new node_class for an op on inputs if the op is recorded (`recording`), else None."""
+    return node_class(*inputs) if recording(*inputs) else None
+
+
+def input_node(t):
+    """Where the gradient w.r.t. t arrives: its grad_fn, or for a leaf its AccumulateGrad node."""
+    return t.grad_fn if t.grad_fn is not None else grad_accumulator(t)
+
+
+def grad_accumulator(leaf):
+    """The leaf's AccumulateGrad node, shared by every graph that uses the leaf (GFN-4); the leaf
+    references it only weakly, so that a graph dies with its last user."""
+    node = leaf._accumulator() if leaf._accumulator is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._accumulator = weakref.ref(node)
+    return node
+
+
 def edge(x):
     """The (node, 0) pair through which gradient reaches x; (None, 0) if x needs none (GFN-3)."""
-    if not isinstance(x, tensors.Tensor) or not x._requires_grad:
+    if not isinstance(x, Tensor) or not x._requires_grad:
         return _NO_EDGE
     node = x.grad_fn
-    return (node if node is not None else x._grad_accumulator(), 0)
+    return (node if node is not None else grad_accumulator(x), 0)
 
 
 def _modified_message(tensor, expected, node):
@@ -197,151 +225,3 @@ def _forward_name(node):
     if not found or not number.isdigit():
         return name
     return base if number == "0" else base + number
-
-
-def _count_dependents(roots):
-    """For every node reachable from roots, how many edges lead into it (iterative: no recursion limit)."""
-    dependents = {}
-    stack = list(roots)
-    while stack:
-        for child, _ in stack.pop().next_functions:
-            if child is not None:
-                if child in dependents:
-                    dependents[child] += 1
-                else:
-                    dependents[child] = 1
-                    stack.append(child)
-    return dependents
-
-
-def _leading_to(roots, targets):
-    """The nodes whose backward must run to reach a target (MISC-4, GRAD-1): the others are skipped.
-
-    An iterative post-order walk: a node is needed if one of its children is a target or needed.
-    """
-    needed, visited = set(), set(roots)
-    stack = [(root, iter(root.next_functions)) for root in visited]
-    while stack:
-        node, children = stack[-1]
-        for child, _ in children:
-            if child is not None and child not in visited:
-                visited.add(child)
-                stack.append((child, iter(child.next_functions)))
-                break
-        else:
-            stack.pop()
-            if any(child is not None and (child in needed or child in targets) for child, _ in node.next_functions):
-                needed.add(node)
-    return needed
-
-
-def run_backward(roots, grads, keep_graph, create_graph, targets=None):
-    """Propagate `grads` from the `roots` nodes through the graph.
-
-    Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
-    delivered, with the sum of what arrived (MISC-1, HOOK-10); among the nodes ready to run, the
-    most recently created one goes first, which is torch's order (it decides, for instance, which
-    modified saved tensor an error names first). With `targets` None every reached leaf
-    accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
-    receive the gradient arriving at that node, and only the nodes leading to a target run
-    (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
-    `keep_graph` (RETAIN-1). Grad mode during the walk is `create_graph` (HO-2).
-    """
-    pending = {}
-    for node, grad in zip(roots, grads):
-        pending[node] = pending[node] + grad if node in pending else grad
-    dependents = _count_dependents(pending)
-    needed = None if targets is None else _leading_to(pending, targets)
-    ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
-    heapq.heapify(ready)
-    previous = grad_mode.state.enabled
-    grad_mode.state.enabled = create_graph
-    try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grad = pending.pop(node, None)
-            outputs = ()
-            if grad is not None:
-                if node._pre_hooks is not None or node._retained is not None:
-                    grad = _run_tensor_hooks(node, grad)
-                if targets is not None and node in targets:
-                    targets[node](grad)
-                if needed is None or node in needed:
-                    outputs = node.backward(grad)
-                    if not keep_graph and node._saved:
-                        node._saved = None  # release the saved values (RETAIN-1)
-            for (child, _), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
-                if child is None:
-                    continue
-                if child_grad is not None:
-                    pending[child] = pending[child] + child_grad if child in pending else child_grad
-                left = dependents[child] - 1
-                dependents[child] = left
-                if not left:
-                    heapq.heappush(ready, (child._sequence, id(child), child))
-    finally:
-        grad_mode.state.enabled = previous
-
-
-def _run_tensor_hooks(node, grad):
-    """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8)."""
-    as_array = not isinstance(grad, tensors.Tensor)
-    value = tensors.make(np.asarray(grad)) if as_array else grad
-    for hook in (node._pre_hooks or {}).values():
-        replaced = hook(value)
-        if replaced is not None:
-            if replaced.shape != value.shape:
-                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
-            value = replaced
-    retained = node._retained() if node._retained is not None else None
-    if retained is not None:
-        _store_retained(retained, value)
-    return value._array if as_array else value
-
-
-def _store_retained(tensor, grad):
-    """retain_grad(): keep a non-leaf's gradient, accumulating like a leaf's (LEAF-8, LEAF-10)."""
-    if tensor._grad is None:
-        tensor._grad = grad.clone() if grad.requires_grad else tensors.make(grad._array.copy())
-    elif grad.requires_grad:
-        tensor._grad = tensor._grad + grad
-    else:
-        tensor._grad._array += grad._array
-
-
-class RemovableHandle:
-    """What register_hook returns; `remove()` unregisters the hook (HOOK-4)."""
-
-    _next_id = 0
-
-    def __init__(self, hooks):
-        self._hooks_ref = weakref.ref(hooks) if hooks is not None else None
-        RemovableHandle._next_id += 1
-        self.id = RemovableHandle._next_id
-
-    def remove(self):
-        hooks = self._hooks_ref() if self._hooks_ref is not None else None
-        if hooks is not None:
-            hooks.pop(self.id, None)
-
-
-class HookDict(dict):
-    """An ordered dict of hooks that a RemovableHandle can refer to weakly."""
-
-    __slots__ = ("__weakref__",)
-
-
-def warn_create_graph_backward():
-    """The reference-cycle warning of backward(create_graph=True), once per process (HO-3, MISC-14)."""
-    global _warned_create_graph
-    if not _warned_create_graph:
-        _warned_create_graph = True
-        warnings.warn(
-            "Using backward() with create_graph=True will create a reference cycle between the parameter "
-            "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
-            "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
-            "of your parameters to None after use to break the cycle and avoid the leak.",
-            UserWarning, stacklevel=3)
-
-
-_warned_create_graph = False

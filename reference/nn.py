@@ -7,7 +7,7 @@ import math
 from collections import OrderedDict
 
 from . import creation, dtypes, grad_mode, ops
-from .tensor import Tensor, init
+from .tensor import Tensor, as_array, init
 
 
 class Parameter(Tensor):
@@ -17,7 +17,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         p = Tensor.__new__(cls)
-        array = data._array if data is not None else creation.as_array([])
+        array = data._array if data is not None else as_array([])
         if requires_grad and array.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         init(p, array, bool(requires_grad))

@@ -1,17 +1,22 @@
 """The Tensor: a NumPy array plus what autograd needs to know about it.
 
 A tensor is a leaf when `grad_fn` is None (LEAF-1, LEAF-2); a leaf that requires grad receives
-`.grad` through its `AccumulateGrad` node (GFN-4), which the tensor references only weakly so that a
-graph dies with its last user. Tensors that share storage (views, `detach()`) share one version
-counter, bumped by every in-place op (INP-10, DET-3). Arithmetic lives in `ops.py`; the methods here
-only forward to it, so that `x * y`, `x.mul(y)` and `reference.mul(x, y)` are the same code.
+`.grad` through its `AccumulateGrad` node (GFN-4, made by graph.py), which the tensor references only
+weakly (`_accumulator`) so that a graph dies with its last user. Tensors that share storage (views, `detach()`) share one version
+counter, bumped by every in-place op (INP-10, DET-3).
+
+This module imports neither the graph nor any op: the operators and op methods (`x * y`, `x.mul(y)`, which
+are the same code as `reference.mul(x, y)`) and `backward()` are bound onto the class by
+`methods.py`, once the op set exists.
 """
 import warnings
 import weakref
 
 import numpy as np
 
-from . import dtypes, grad_mode, graph
+from . import dtypes, grad_mode, hooks
+from .conversions import Conversions
+from .printing import tensor_repr
 
 _state = grad_mode.state
 
@@ -26,10 +31,6 @@ _DETACH_HINT = (
     " If you want to use a computed variable in a subgraph that doesn't require differentiation use "
     "var_no_grad = var.detach()."
 )
-INPLACE_INFERENCE_MESSAGE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
-    "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
 
 
 class _VersionCounter:
@@ -39,7 +40,7 @@ class _VersionCounter:
         self.value = 0
 
 
-class Tensor:
+class Tensor(Conversions):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
     __slots__ = ("_array", "_requires_grad", "grad_fn", "_grad", "_counter", "_base", "_view_key",
@@ -47,7 +48,6 @@ class Tensor:
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
-        from .creation import as_array
         init(self, as_array(data, dtype))
         if requires_grad:
             self.requires_grad = True
@@ -176,14 +176,6 @@ class Tensor:
             self._retains_grad = True
             self.grad_fn._retained = weakref.ref(self)
 
-    def _grad_accumulator(self):
-        """This leaf's AccumulateGrad node, shared by every graph that uses the leaf (GFN-4)."""
-        node = self._accumulator() if self._accumulator is not None else None
-        if node is None:
-            node = graph.AccumulateGrad(self)
-            self._accumulator = weakref.ref(node)
-        return node
-
     def _set_grad_fn(self, node):
         """Make this tensor the output of `node` after an in-place op (INP-11, INP-16)."""
         if self._retains_grad:
@@ -203,26 +195,21 @@ class Tensor:
         warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                       UserWarning, stacklevel=2)
 
-    # ----- backward, hooks, detach ------------------------------------------------------------
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate d(self)/d(leaf) into every leaf's `.grad`; see autograd.backward."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
+    # ----- hooks, detach ----------------------------------------------------------------------
     def register_hook(self, hook):
         """Call `hook(grad)` when this tensor's gradient is computed; it may return a replacement (HOOK-1)."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
             if self._hooks is None:
-                self._hooks = graph.HookDict()
-            hooks = self._hooks
+                self._hooks = hooks.HookDict()
+            table = self._hooks
         else:
             if self.grad_fn._pre_hooks is None:
-                self.grad_fn._pre_hooks = graph.HookDict()
-            hooks = self.grad_fn._pre_hooks
-        handle = graph.RemovableHandle(hooks)
-        hooks[handle.id] = hook
+                self.grad_fn._pre_hooks = hooks.HookDict()
+            table = self.grad_fn._pre_hooks
+        handle = hooks.RemovableHandle(table)
+        table[handle.id] = hook
         return handle
 
     def detach(self):
@@ -243,56 +230,7 @@ class Tensor:
         self._requires_grad = False
         return self
 
-    # ----- leaving autograd -------------------------------------------------------------------
-    def numpy(self):
-        if self._requires_grad:
-            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._array
-
-    def __array__(self, dtype=None, copy=None):
-        """np.asarray(t), like torch: refused for tensors that require grad (MISC-7)."""
-        array = self.numpy()
-        return array if dtype is None else array.astype(dtype, copy=False)
-
-    def item(self):
-        if self._array.size != 1:
-            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
-        return self._array.item()
-
-    def tolist(self):
-        return self._array.tolist()
-
-    def __float__(self):
-        if self._requires_grad:
-            _warn_scalar_conversion()
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __bool__(self):
-        if self._array.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._array.item())
-
-    def __index__(self):
-        if self._array.dtype.kind not in "iub" or self._array.size != 1:
-            raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._array.item())
-
-    def __len__(self):
-        if self._array.ndim == 0:
-            raise TypeError("len() of a 0-d tensor")
-        return self._array.shape[0]
-
-    def __iter__(self):
-        if self._array.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._array.shape[0]))
-
-    def __hash__(self):
-        return id(self)
-
+    # ----- copying ---------------------------------------------------------------------------
     def __deepcopy__(self, memo):
         """Leaves only, like torch (MISC-9)."""
         if self.grad_fn is not None:
@@ -307,82 +245,7 @@ class Tensor:
         memo[id(self)] = copy
         return copy
 
-    def __repr__(self):
-        from .printing import tensor_repr
-        return tensor_repr(self)
-
-    # ----- operators: see ops.py --------------------------------------------------------------
-    def __add__(self, other): return ops.add(self, other)
-    def __radd__(self, other): return ops.add(other, self)
-    def __sub__(self, other): return ops.sub(self, other)
-    def __rsub__(self, other): return ops.rsub(self, other)
-    def __mul__(self, other): return ops.mul(self, other)
-    def __rmul__(self, other): return ops.mul(other, self)
-    def __truediv__(self, other): return ops.div(self, other)
-    def __rtruediv__(self, other): return ops.rdiv(self, other)
-    def __pow__(self, other): return ops.pow(self, other)
-    def __rpow__(self, other): return ops.rpow(self, other)
-    def __matmul__(self, other): return ops.matmul(self, other)
-    def __rmatmul__(self, other): return ops.matmul(other, self)
-    def __neg__(self): return ops.neg(self)
-    def __pos__(self): return self
-    def __getitem__(self, key): return ops.index(self, key)
-    def __setitem__(self, key, value): ops.index_put(self, key, value)
-    def __iadd__(self, other): return ops.add_(self, other)
-    def __isub__(self, other): return ops.sub_(self, other)
-    def __imul__(self, other): return ops.mul_(self, other)
-    def __itruediv__(self, other): return ops.div_(self, other)
-    def __eq__(self, other): return ops.compare(np.equal, self, other)
-    def __ne__(self, other): return ops.compare(np.not_equal, self, other)
-    def __lt__(self, other): return ops.compare(np.less, self, other)
-    def __le__(self, other): return ops.compare(np.less_equal, self, other)
-    def __gt__(self, other): return ops.compare(np.greater, self, other)
-    def __ge__(self, other): return ops.compare(np.greater_equal, self, other)
-
-    def add(self, other, alpha=1): return ops.add(self, other if alpha == 1 else other * alpha)
-    def sub(self, other, alpha=1): return ops.sub(self, other if alpha == 1 else other * alpha)
-    def mul(self, other): return ops.mul(self, other)
-    def div(self, other): return ops.div(self, other)
-    def neg(self): return ops.neg(self)
-    def pow(self, exponent): return ops.pow(self, exponent)
-    def square(self): return ops.pow(self, 2)
-    def matmul(self, other): return ops.matmul(self, other)
-    def mm(self, other): return ops.matmul(self, other)
-    def exp(self): return ops.exp(self)
-    def log(self): return ops.log(self)
-    def tanh(self): return ops.tanh(self)
-    def sigmoid(self): return ops.sigmoid(self)
-    def relu(self): return ops.relu(self)
-    def sqrt(self): return ops.sqrt(self)
-    def abs(self): return ops.abs(self)
-    def sgn(self): return ops.sgn(self)
-    def sum(self, dim=None, keepdim=False): return ops.sum(self, dim, keepdim)
-    def mean(self, dim=None, keepdim=False): return ops.mean(self, dim, keepdim)
-    def reshape(self, *shape): return ops.reshape(self, shape)
-    def view(self, *shape): return ops.reshape(self, shape)
-    def flatten(self): return ops.reshape(self, (-1,))
-    def unsqueeze(self, dim): return ops.unsqueeze(self, dim)
-    def expand(self, *sizes): return ops.expand(self, sizes)
-    def transpose(self, dim0, dim1): return ops.transpose(self, dim0, dim1)
-    def t(self): return ops.t(self)
-    @property
-    def T(self): return ops.permute_reversed(self)
-    def clone(self): return ops.clone(self)
-    def contiguous(self): return self
-    def cpu(self): return self
-    def to(self, dtype): return ops.to(self, dtype)
-    def float(self): return ops.to(self, dtypes.float32)
-    def double(self): return ops.to(self, dtypes.float64)
-    def long(self): return ops.to(self, dtypes.int64)
-    def bool(self): return ops.to(self, dtypes.bool)
-
-    def add_(self, other, alpha=1): return ops.add_(self, other if alpha == 1 else other * alpha)
-    def sub_(self, other, alpha=1): return ops.sub_(self, other if alpha == 1 else other * alpha)
-    def mul_(self, other): return ops.mul_(self, other)
-    def div_(self, other): return ops.div_(self, other)
-    def zero_(self): return ops.fill_(self, 0)
-    def fill_(self, value): return ops.fill_(self, value)
-    def copy_(self, src): return ops.copy_(self, src)
+    __repr__ = tensor_repr
 
 
 def init(t, array, requires_grad=False, grad_fn=None):
@@ -406,15 +269,20 @@ def make(array, requires_grad=False, grad_fn=None):
     return init(Tensor.__new__(Tensor), array, requires_grad, grad_fn)
 
 
-def _warn_scalar_conversion():
-    """float() of a requiring tensor warns once per process (MISC-7, MISC-14)."""
-    global _warned_scalar
-    if not _warned_scalar:
-        _warned_scalar = True
-        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                      "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
+def as_array(data, dtype=None):
+    """A NumPy array of one of our dtypes from nested lists, numbers, arrays or tensors."""
+    if isinstance(data, Tensor):
+        data = data._array
+    elif isinstance(data, (list, tuple)) and _contains_tensor(data):
+        data = [as_array(item) for item in data]
+    array = np.array(data, dtype=None if dtype is None else dtype.numpy)
+    if dtype is None:
+        if array.dtype.kind == "f" and not isinstance(data, np.ndarray):
+            array = array.astype(np.float32)  # Python floats become float32 (torch's default dtype)
+        elif array.dtype not in dtypes._BY_NUMPY:
+            array = array.astype(dtypes.from_numpy(array.dtype).numpy)
+    return array
 
 
-_warned_scalar = False
-
-from . import ops  # noqa: E402 - ops needs Tensor defined first
+def _contains_tensor(items):
+    return any(isinstance(x, Tensor) or isinstance(x, (list, tuple)) and _contains_tensor(x) for x in items)

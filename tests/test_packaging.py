@@ -89,6 +89,7 @@ def test_the_wheel_installs_everything_under_one_package_name(wheel):
                  "reports/templates/report.css", "reports/templates/report.js",
                  "reports/templates/dashboard.html.j2",
                  "suites/test_leaves.py", "reference/tensor.py", "reference/autograd/functional.py",
+                 "reference/ops/arithmetic.py",
                  "adapters/torch_adapter.py", "adapters/mygrad_adapter.py"):
         assert f"autograd_conformance/{path}" in files
     assert "[pytest11]\nautograd_conformance = autograd_conformance.pytest_plugin" in \

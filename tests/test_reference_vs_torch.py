@@ -462,6 +462,22 @@ def bc(ag):
     m = ag.ones(2, 3, requires_grad=True); m.mean().backward()
     return x.grad, b.grad, s.grad, y.dtype, a.grad.dtype, c.grad.dtype, z.grad.dtype, z.grad, m.grad
 @case
+def pow_tensor_exponent(ag):
+    x = ag.tensor([1.0, 2.0], requires_grad=True); k = ag.tensor([[2.0, 3.0], [0.5, 1.0]], requires_grad=True)
+    (x ** k).sum().backward(); g, = ag.autograd.grad((x ** k).sum(), k, create_graph=True)
+    return x.grad, k.grad, g
+@case
+def formulas(ag):
+    x = ag.tensor([[1.0, -2.0], [0.0, 4.0]], requires_grad=True)
+    ys = [x.abs().sqrt() + x.sgn(), x.relu(), 2 / (x + 3), 2 ** x, x.double(), x[0].expand(3, 2), x.square(),
+          x.flatten(), x.contiguous().cpu(), ag.mm(x, x)]
+    return [g for y in ys for g in ag.autograd.grad(y.sum(), x, create_graph=True) + ag.autograd.grad(y.sum(), x)]
+@case
+def inplace_formulas(ag):
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True); y = x * 1; y.sub_(x); y.div_(x + 1)
+    z = ag.zeros(3); z[ag.tensor([0, 2])] = x[:2] * 2  # torch names this node IndexPutBackward0: not compared
+    return y, z.detach(), ag.autograd.grad((y + z).sum(), x)
+@case
 def misc(ag):
     x = ag.tensor(3.0, requires_grad=True); (x * 2 + x ** 2).backward(); r = [x.grad.clone()]; x.grad = None
     h = x * 2; (h * h + h).backward(); r.append(x.grad)

@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import make
+from .gradients import grad
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -11,7 +12,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     Outputs independent of an input give zeros (strict=True raises instead); the result does not
     require grad unless create_graph (JAC-9).
     """
-    from . import grad
     tuple_inputs = isinstance(inputs, tuple)
     inputs = inputs if tuple_inputs else (inputs,)
     inputs = tuple(x.detach().requires_grad_(True) if not create_graph or not x.requires_grad

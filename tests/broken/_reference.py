@@ -3,11 +3,14 @@
 A reference mutant re-exports the `reference` namespace through a module `__getattr__` and, at
 import, replaces one function of the reference engine's modules *in its own process* (the
 conformance run against a mutant is a subprocess; reference/ itself is never edited). The engine
-looks its helpers up as module globals at call time, so replacing `reference.graph.X` or
-`reference.ops.X` changes what every op and backward pass does.
+looks its helpers up as module globals at call time, so replacing `reference.walk.X` or
+`reference.ops.common.X` (in every module that imported it by name) changes what every op and
+backward pass does.
 """
 
 from __future__ import annotations
+
+import sys
 
 from autograd_conformance import reference
 
@@ -23,6 +26,10 @@ def delegate(attribute):
 
 
 def replace(module, attribute, make):
-    """Set `module.attribute` to `make(original)`."""
+    """Set `module.attribute` to `make(original)`, and every reference module's name for the original."""
     original = getattr(module, attribute)
-    setattr(module, attribute, make(original))
+    patched = make(original)
+    prefix = reference.__name__ + "."
+    for name, loaded in list(sys.modules.items()):
+        if (name == reference.__name__ or name.startswith(prefix)) and getattr(loaded, attribute, None) is original:
+            setattr(loaded, attribute, patched)

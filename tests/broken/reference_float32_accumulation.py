@@ -4,7 +4,6 @@ whatever the leaf's dtype."""
 import numpy as np
 
 import autograd_conformance.reference.graph
-import autograd_conformance.reference.ops
 from autograd_conformance import reference
 from tests.broken import _reference
 from tests.broken._reference import delegate as __getattr__  # noqa: F401 - the rest is reference

@@ -5,7 +5,7 @@ assignment where an addition was meant), so diamonds and shared subexpressions l
 import inspect
 import textwrap
 
-import autograd_conformance.reference.graph
+import autograd_conformance.reference.walk
 from autograd_conformance import reference
 from tests.broken import _reference
 from tests.broken._reference import delegate as __getattr__  # noqa: F401 - the rest is reference
@@ -16,8 +16,8 @@ capabilities = _reference.capabilities
 to_numpy = _reference.to_numpy
 
 _SUM = "pending[child] = pending[child] + child_grad if child in pending else child_grad"
-_source = textwrap.dedent(inspect.getsource(reference.graph.run_backward))
+_source = textwrap.dedent(inspect.getsource(reference.walk.run_backward))
 if _SUM not in _source:
-    raise ImportError("reference.graph.run_backward changed: update this mutant's patch")
-exec(compile(_source.replace(_SUM, "pending[child] = child_grad"), reference.graph.__file__,
-             "exec"), reference.graph.__dict__)
+    raise ImportError("reference.walk.run_backward changed: update this mutant's patch")
+exec(compile(_source.replace(_SUM, "pending[child] = child_grad"), reference.walk.__file__,
+             "exec"), reference.walk.__dict__)

@@ -1,0 +1,132 @@
+"""`backward` and `grad`: the two ways to ask for gradients.
+
+They validate their arguments with torch's messages (JAC-1, JAC-11, JAC-14, REQ-10,
+GRAD-2, GRAD-8, MISC-5), then hand the roots to the walk in `walk.run_backward`.
+"""
+import warnings
+
+import numpy as np
+
+from .. import graph, walk
+from ..graph import input_node
+from ..tensor import Tensor, make
+
+
+def _as_tuple(x):
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs, grad_outputs, as_tensors):
+    """One gradient per output: given ones checked and cast, implicit ones for single-element outputs."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs)
+        for g in grad_outputs:
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if len(grad_outputs) != len(outputs):
+            raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out._array.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            value = np.ones(out._array.shape, out._array.dtype)
+            grads.append(make(value) if as_tensors else value)
+            continue
+        if g.shape != out.shape:  # JAC-11: no broadcasting
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
+                               f"and output[{i}] has a shape of torch.Size({list(out.shape)}).")
+        if as_tensors:
+            grads.append(g if g._array.dtype == out._array.dtype else g.to(out.dtype))
+        else:  # JAC-12: another real dtype is cast silently
+            grads.append(g._array if g._array.dtype == out._array.dtype else g._array.astype(out._array.dtype))
+    return grads
+
+
+def _root_nodes(outputs):
+    nodes = []
+    for i, out in enumerate(outputs):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        nodes.append(input_node(out))
+    return nodes
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate the gradients of `tensors` into the leaves' `.grad` (or only into `inputs`, MISC-4)."""
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
+        grad_tensors = grad_variables
+    outputs = _as_tuple(tensors)
+    if create_graph:
+        walk.warn_create_graph_backward()
+    grads = _root_grads(outputs, grad_tensors, create_graph)
+    roots = _root_nodes(outputs)
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        targets = {}
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            targets[input_node(t)] = _accumulator_of(t)
+    walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
+
+
+def _accumulator_of(t):
+    """What backward(inputs=[t]) does with t's gradient: accumulate it into t.grad (MISC-4)."""
+    return lambda grad: graph.accumulate_into(t, grad)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` w.r.t. `inputs` as a tuple; `.grad` fields are not touched (GRAD-1)."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if is_grads_batched:
+        raise NotImplementedError("reference: is_grads_batched is not supported")
+    allow_unused = allow_unused or materialize_grads
+    outputs = _as_tuple(outputs)
+    named = inputs if isinstance(inputs, dict) else None
+    inputs = tuple(named.values()) if named is not None else _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    for t in inputs:
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    roots = _root_nodes(outputs)
+    captured = {}
+    targets = {input_node(t): _capture(captured, input_node(t)) for t in inputs}
+    walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
+    results = []
+    for i, t in enumerate(inputs):
+        g = captured.get(input_node(t))
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            results.append(make(np.zeros_like(t._array)) if materialize_grads else None)
+        elif isinstance(g, Tensor):
+            results.append(g)
+        else:
+            results.append(make(np.array(g, dtype=t._array.dtype)))
+    return dict(zip(named, results)) if named is not None else tuple(results)
+
+
+def _capture(captured, node):
+    def store(grad):
+        captured[node] = captured[node] + grad if node in captured else grad
+    return store

@@ -1,0 +1,74 @@
+"""How a tensor leaves autograd: as a NumPy array, a Python number or list, an index, an iterator.
+
+A mixin of `Tensor` (tensor.py), kept apart so that the tensor module reads as the autograd
+attributes it is about. What requires grad does not silently become a plain value: `numpy()` and
+`np.asarray(t)` refuse it, `float(t)` warns (MISC-7).
+"""
+import warnings
+
+
+class Conversions:
+    """The Python protocols of `Tensor`; reads only `_array` and `_requires_grad`."""
+
+    __slots__ = ()
+
+    def numpy(self):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        """np.asarray(t), like torch: refused for tensors that require grad (MISC-7)."""
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def item(self):
+        if self._array.size != 1:
+            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        return self._array.item()
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def __float__(self):
+        if self._requires_grad:
+            _warn_scalar_conversion()
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._array.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._array.item())
+
+    def __index__(self):
+        if self._array.dtype.kind not in "iub" or self._array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._array.item())
+
+    def __len__(self):
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._array.shape[0]
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._array.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+
+def _warn_scalar_conversion():
+    """float() of a requiring tensor warns once per process (MISC-7, MISC-14)."""
+    global _warned_scalar
+    if not _warned_scalar:
+        _warned_scalar = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                      "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=3)
+
+
+_warned_scalar = False

@@ -1,0 +1,165 @@
+"""What every op family shares: operands in, results out, and the gradient helpers.
+
+Backward formulas get the incoming gradient as a NumPy array (or NumPy scalar: NumPy's result for
+0-dim operands), or as a Tensor under create_graph (graph.py explains why). They use operators and
+Tensor methods, which both kinds mostly share, and the helpers of the "two spellings" section below
+where NumPy and the Tensor spell a step differently. No family imports another for its formulas.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..graph import Node
+from ..tensor import Tensor, make
+
+# torch computes inf and nan silently (GRAD-7); NumPy would warn on every overflow or 0/0.
+np.seterr(all="ignore")
+
+_NUMBERS = (int, float)
+
+
+# ----- operands and results -----------------------------------------------------------------------
+def value(x):
+    """The NumPy value of an operand: a Tensor's array, or the Python number itself."""
+    return x._array if isinstance(x, Tensor) else x
+
+
+def requires(x):
+    return isinstance(x, Tensor) and x._requires_grad
+
+
+def meta(x):
+    """What a gradient must be reduced to for input x: its (shape, dtype) (BC-1, BC-3)."""
+    return (x._array.shape, x._array.dtype) if isinstance(x, Tensor) else None
+
+
+def as_operand(x):
+    """Operands are Tensors, Python numbers or (internally) arrays; lists become arrays."""
+    if isinstance(x, (Tensor, int, float, np.ndarray)):
+        return x
+    if isinstance(x, (list, tuple, np.generic)):
+        return np.asarray(x)
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def output(array, node, *saved):
+    """The output of an op: a non-leaf of `node`, which keeps `saved` for its backward, or a plain
+    leaf when the op was not recorded (node None)."""
+    if node is None:
+        return make(array)
+    if saved:
+        node.save(*saved)
+    return make(array, True, node)
+
+
+class ResultNode(Node):
+    """The node of an op whose backward needs only the op's output (`_saved_result`)."""
+
+    __slots__ = ()
+    saved_names = ("result",)
+    saves_result = True
+
+
+def output_saved(array, node):
+    """`output`, for an op whose ResultNode saves that output (exp, tanh, sigmoid, relu; INP-6)."""
+    if node is None:
+        return make(array)
+    out = make(array, True, node)
+    node.save(out.detach())
+    return out
+
+
+def unary(x):
+    """NumPy reductions return scalars for 0-dim results (ufuncs called with out=... do not);
+    tensors always hold arrays."""
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+def _operand_error(x, y, error):
+    """torch's RuntimeError for NumPy's ValueError: shapes that do not broadcast, or another refusal
+    (integers to negative integer powers)."""
+    sa, sb = np.shape(x), np.shape(y)
+    for i in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-i] != sb[-i] and sa[-i] != 1 and sb[-i] != 1:
+            return RuntimeError(f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                                f"at non-singleton dimension {max(len(sa), len(sb)) - i}")
+    return RuntimeError(str(error))
+
+
+def elementwise(ufunc, a, b):
+    """ufunc(a, b) as an array with torch's dtype, and the two operands (lists made arrays).
+
+    NumPy and torch promote differently (BC-3); the common cases, where they agree, are checked
+    first: same-dtype tensors, or a floating-point tensor with a Python number.
+    """
+    a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
+    x = a._array if a_tensor else as_operand(a)
+    y = b._array if b_tensor else as_operand(b)
+    try:
+        out = ufunc(x, y, out=...)
+    except ValueError as error:
+        raise _operand_error(x, y, error) from None
+    if a_tensor and b_tensor:
+        if x.dtype == y.dtype:
+            return out, a, b
+    elif a_tensor and type(y) in _NUMBERS and (x.dtype.kind == "f" or type(y) is int):
+        return out, a, y
+    elif b_tensor and type(x) in _NUMBERS and (y.dtype.kind == "f" or type(x) is int):
+        return out, x, b
+    want = dtypes.result_type(x, y)
+    return (out if out.dtype == want else out.astype(want)), (a if a_tensor else x), (b if b_tensor else y)
+
+
+def dims_of(a, dim):
+    """dim (int or sequence) as a sorted tuple of non-negative dims, with torch's range error."""
+    ndim = a._array.ndim
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    for d in dims:
+        if not low <= d <= high:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {d})")
+    return tuple(sorted({d % ndim if ndim else 0 for d in dims}))
+
+
+# ----- the two spellings: helpers for formulas that run on arrays or on Tensors -------------------
+def sum_to(grad, meta):
+    """Sum a broadcast gradient back to an input's shape and cast it to its dtype (BC-1, BC-3)."""
+    shape, dtype = meta
+    if grad.shape != shape:
+        lead = grad.ndim - len(shape)
+        if lead < 0:  # the input had extra leading 1s (assigning a [1, 3] value into a [3] slot)
+            return sum_to(grad.reshape(shape), meta)
+        dims = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
+        grad = (grad.sum(dims) if isinstance(grad, Tensor) else grad.sum(axis=dims)).reshape(shape)
+    return cast(grad, dtype)
+
+
+def cast(grad, dtype):
+    """The gradient in another NumPy dtype (ToCopyBackward0); itself if it has that dtype."""
+    if isinstance(grad, Tensor):
+        return grad if grad._array.dtype == dtype else grad.to(dtypes.from_numpy(dtype))
+    return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
+def expand_to(grad, shape):
+    """The gradient broadcast to shape, without copying (SumBackward, MeanBackward)."""
+    return grad.expand(shape) if isinstance(grad, Tensor) else np.broadcast_to(grad, shape)
+
+
+def swap_dims(grad, dim0, dim1):
+    return grad.transpose(dim0, dim1) if isinstance(grad, Tensor) else np.swapaxes(grad, dim0, dim1)
+
+
+def sign(x):
+    return x.sgn() if isinstance(x, Tensor) else np.sign(x)
+
+
+def log(x):
+    return x.log() if isinstance(x, Tensor) else np.log(x)
+
+
+def zeros_for(grad, shape):
+    """A zero gradient of the given shape, of the same kind and dtype as grad."""
+    if isinstance(grad, Tensor):
+        return make(np.zeros(shape, grad._array.dtype))
+    return np.zeros(shape, grad.dtype)

@@ -1,0 +1,137 @@
+"""Elementwise functions of one tensor: exp, log, tanh, sigmoid, relu, sqrt, abs, sgn; comparisons.
+
+Where the derivative is cheapest in terms of the output (exp, tanh, sigmoid, relu, sqrt), the node
+saves the output, so modifying that output in place breaks backward (INP-6).
+"""
+import numpy as np
+
+from ..graph import Node, record
+from ..tensor import Tensor, make
+from .common import ResultNode, as_operand, output, output_saved, sign, unary, value
+
+
+def exp(a):
+    return output_saved(np.exp(a._array, out=...), record(ExpBackward0, a))
+
+
+class ExpBackward0(ResultNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad * result,)
+
+
+def log(a):
+    return output(np.log(a._array, out=...), record(LogBackward0, a), a)
+
+
+class LogBackward0(Node):
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        a, = self.saved(grad)
+        return (grad / a,)
+
+
+def tanh(a):
+    return output_saved(np.tanh(a._array, out=...), record(TanhBackward0, a))
+
+
+class TanhBackward0(ResultNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad * (1 - result * result),)
+
+
+def sigmoid(a):
+    """1 / (1 + exp(-a)), computed without overflow for large |a|."""
+    x = a._array
+    e = np.exp(-np.abs(x))
+    out = unary(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
+    return output_saved(out, record(SigmoidBackward0, a))
+
+
+class SigmoidBackward0(ResultNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad * ((1 - result) * result),)
+
+
+def relu(a):
+    return output_saved(np.maximum(a._array, 0, out=...), record(ReluBackward0, a))
+
+
+class ReluBackward0(ResultNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        if isinstance(grad, Tensor):
+            return (threshold_backward(grad, result),)
+        return (grad * (result > 0),)  # relu'(0) = 0 (GRAD-6)
+
+
+def threshold_backward(grad, result):
+    """relu's backward as a recorded op (create_graph), as torch records it."""
+    out = np.multiply(grad._array, result._array > 0, out=...)
+    return output(out, record(ThresholdBackwardBackward0, grad, result), result)
+
+
+class ThresholdBackwardBackward0(Node):
+    """The zero, not absent, gradient w.r.t. the result."""
+
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad * (result > 0) if self.needs_grad(0) else None,
+                grad * 0 if self.needs_grad(1) else None)
+
+
+def sqrt(a):
+    return output_saved(np.sqrt(a._array, out=...), record(SqrtBackward0, a))
+
+
+class SqrtBackward0(ResultNode):
+    __slots__ = ()
+
+    def backward(self, grad):
+        result, = self.saved(grad)
+        return (grad / (2 * result),)
+
+
+def abs(a):
+    return output(np.abs(a._array, out=...), record(AbsBackward0, a), a)
+
+
+class AbsBackward0(Node):
+    __slots__ = ()
+    saved_names = ("self",)
+
+    def backward(self, grad):
+        a, = self.saved(grad)
+        return (grad * sign(a),)  # abs'(0) = 0 (GRAD-6)
+
+
+def sgn(a):
+    """The sign, whose gradient is zero (GRAD-5), not absent."""
+    return output(np.sign(a._array, out=...), record(SgnBackward0, a))
+
+
+class SgnBackward0(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+def compare(ufunc, a, b):
+    """Comparisons give bool tensors, which never require grad (REQ-4)."""
+    return make(ufunc(value(a), value(as_operand(b)), out=...))

@@ -1,0 +1,180 @@
+"""In-place ops: the same op, its result written back, the tensor rebased onto the op's node (INP-11).
+
+`a.add_(b)`, `a.zero_()`, `a.copy_(b)` and `a[key] = value` all bump the version counter that `a`
+shares with its views (INP-10), and are refused where torch refuses them (INP-1, INP-2, MODE-7).
+"""
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..graph import Node, record, recording
+from ..tensor import Tensor, make
+from .arithmetic import add, div, mul, sub
+from .common import as_operand, meta, sum_to, value as value_of  # `value` names fill_'s argument
+from .indexing import SelectBackward0
+
+_state = grad_mode.state
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+INPLACE_INFERENCE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+    "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def _check_inplace(a, leaf_message):
+    """torch's refusals: inference tensors (MODE-7), requiring leaves and their views (INP-1, INP-2)."""
+    if a._inference and not _state.inference:
+        raise RuntimeError(INPLACE_INFERENCE_MESSAGE)
+    if _state.enabled:
+        if a._requires_grad and a.grad_fn is None:
+            raise RuntimeError(leaf_message)
+        base = a._base
+        if base is not None and base._requires_grad and base.grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+
+
+def _snapshot(a):
+    """a's old value at a's place in the graph: what the in-place op's node reads and points to."""
+    return make(a._array.copy(), a._requires_grad, a.grad_fn)
+
+
+def _rebase(a, node):
+    """After an in-place write: bump the version and make `node` a's grad_fn (INP-10, INP-11).
+
+    No node: the write was not recorded, only the version moves. For a view made by indexing a
+    non-leaf, the base is rebased too: it becomes a CopySlices of the view's new value, and the view
+    is re-read from it (INP-13).
+    """
+    a._bump_version()
+    if node is None:
+        return
+    base = a._base
+    if base is not None and a._view_key is not None:
+        copy = CopySlices(base, make(a._array, True, node))
+        copy.shape, copy.key, copy.value_meta = base._array.shape, a._view_key, meta(a)
+        base._set_grad_fn(copy)
+        node = AsStridedBackward0(base)
+        node.shape, node.key = base._array.shape, a._view_key
+    a._set_grad_fn(node)
+
+
+def _inplace(a, op, ufunc, other):
+    """Apply op(a, other) in place: recorded like the out-of-place op when a gradient can flow."""
+    _check_inplace(a, LEAF_MESSAGE)
+    other = as_operand(other)
+    if recording(a, other):
+        out = op(_snapshot(a), other)
+        a._array[...] = out._array
+        _rebase(a, out.grad_fn)
+        return a
+    try:
+        ufunc(a._array, value_of(other), out=a._array)
+    except TypeError:
+        got = dtypes.from_numpy(dtypes.result_type(a._array, value_of(other))).torch_name
+        raise RuntimeError(f"result type {got} can't be cast to the desired output type "
+                           f"{a.dtype.torch_name}") from None
+    a._bump_version()
+    return a
+
+
+def add_(a, other):
+    return _inplace(a, add, np.add, other)
+
+
+def sub_(a, other):
+    return _inplace(a, sub, np.subtract, other)
+
+
+def mul_(a, other):
+    return _inplace(a, mul, np.multiply, other)
+
+
+def div_(a, other):
+    return _inplace(a, div, np.true_divide, other)
+
+
+def fill_(a, value):
+    """zero_() and fill_(value): ZeroBackward0 or FillBackward2, the old value gets no gradient."""
+    _check_inplace(a, LEAF_MESSAGE)
+    node = record(ZeroBackward0 if value == 0 else FillBackward2, a)
+    a._array[...] = value_of(value)
+    _rebase(a, node)
+    return a
+
+
+class FillBackward(Node):
+    __slots__ = ()
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class ZeroBackward0(FillBackward):
+    __slots__ = ()
+
+
+class FillBackward2(FillBackward):
+    __slots__ = ()
+
+
+def copy_(a, src):
+    """a.copy_(src): a takes src's values and, if src requires grad, its gradient path."""
+    _check_inplace(a, LEAF_MESSAGE)
+    src = as_operand(src)
+    node = record(CopyBackwards, a, src)
+    if node is not None:
+        node.src_meta = meta(src)
+    a._array[...] = value_of(src)
+    _rebase(a, node)
+    return a
+
+
+class CopyBackwards(Node):
+    __slots__ = ("src_meta",)
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def backward(self, grad):
+        return (grad * 0 if self.needs_grad(0) else None,
+                sum_to(grad, self.src_meta) if self.needs_grad(1) else None)
+
+
+def index_put(a, key, value):
+    """a[key] = value, recorded as CopySlices when a gradient can flow through it (INP-14)."""
+    if isinstance(key, Tensor):
+        key = key._array
+    elif isinstance(key, tuple):
+        key = tuple(k._array if isinstance(k, Tensor) else k for k in key)
+    value = as_operand(value)
+    _check_inplace(a, VIEW_OF_LEAF_MESSAGE)
+    node = record(CopySlices, a, value)
+    if node is not None:
+        node.shape, node.key, node.value_meta = a._array.shape, key, meta(value)
+    a._array[key] = value_of(value)
+    _rebase(a, node)
+
+
+class CopySlices(Node):
+    """t[key] = value: the overwritten part of t gets no gradient; value gets grad[key] (INP-12, GFN-6)."""
+
+    __slots__ = ("shape", "key", "value_meta")
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, grad):
+        kept = None
+        if self.needs_grad(0):
+            mask = np.ones(self.shape, grad._array.dtype if isinstance(grad, Tensor) else grad.dtype)
+            mask[self.key] = 0
+            kept = grad * mask
+        value = sum_to(grad[self.key], self.value_meta) if self.needs_grad(1) else None
+        return kept, value
+
+
+class AsStridedBackward0(SelectBackward0):
+    """A view re-read from its base after an in-place op on the view (INP-13)."""
+
+    __slots__ = ()

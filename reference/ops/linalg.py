@@ -1,0 +1,102 @@
+"""Matrix products: matmul (mm, mv, dot), addmm and linear, as torch records them (GFN-1, GFN-2).
+
+Each side's gradient needs the other side only, so a node saves an operand only when the other one
+requires grad.
+"""
+import numpy as np
+
+from .. import dtypes
+from ..graph import Node, record
+from .common import meta, output, sum_to
+from .views import reshape, t
+
+
+def matmul(a, b):
+    """a @ b for 1-D and 2-D operands: MmBackward0, MvBackward0 or DotBackward0 (GFN-1)."""
+    x, y = a._array, b._array
+    if x.ndim == 1 and y.ndim == 2:
+        return reshape(matmul(reshape(a, (1, -1)), b), (-1,))
+    if not (1 <= x.ndim <= 2 and 1 <= y.ndim <= 2):
+        raise NotImplementedError("reference: matmul supports 1-D and 2-D operands only")
+    _check_matmul(x, y)
+    out = np.matmul(x, y, out=...)
+    node_class = MmBackward0 if x.ndim == 2 and y.ndim == 2 else MvBackward0 if x.ndim == 2 else DotBackward0
+    node = record(node_class, a, b)
+    if node is not None:
+        node.save(a if b._requires_grad else None, b if a._requires_grad else None)
+    return output(out, node)
+
+
+def _check_matmul(x, y):
+    if x.dtype != y.dtype:
+        names = dtypes.from_numpy(x.dtype).c_name, dtypes.from_numpy(y.dtype).c_name
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
+    if x.shape[-1] != y.shape[0]:
+        if x.ndim == 2 and y.ndim == 2:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.shape[0]}x{x.shape[1]} and "
+                               f"{y.shape[0]}x{y.shape[1]})")
+        raise RuntimeError(f"size mismatch, got input ({x.shape[0]}), mat ({'x'.join(map(str, y.shape))})")
+
+
+class MmBackward0(Node):
+    __slots__ = ()
+    saved_names = ("self", "mat2")
+
+    def backward(self, grad):
+        a, b = self.saved(grad)
+        return (grad @ b.T if self.needs_grad(0) else None,
+                a.T @ grad if self.needs_grad(1) else None)
+
+
+class MvBackward0(Node):
+    __slots__ = ()
+    saved_names = ("self", "vec")
+
+    def backward(self, grad):
+        a, v = self.saved(grad)
+        return (grad.reshape(-1, 1) * v.reshape(1, -1) if self.needs_grad(0) else None,
+                a.T @ grad if self.needs_grad(1) else None)
+
+
+class DotBackward0(Node):
+    __slots__ = ()
+    saved_names = ("self", "tensor")
+
+    def backward(self, grad):
+        a, b = self.saved(grad)
+        return (grad * b if self.needs_grad(0) else None,
+                grad * a if self.needs_grad(1) else None)
+
+
+def addmm(bias, m1, m2):
+    """bias + m1 @ m2 in one node, as nn.Linear records it (GFN-2: AddmmBackward0)."""
+    x, y = m1._array, m2._array
+    _check_matmul(x, y)
+    out = x @ y
+    out += bias._array
+    node = record(AddmmBackward0, bias, m1, m2)
+    if node is not None:
+        node.save(m1 if m2._requires_grad else None, m2 if m1._requires_grad else None)
+        node.bias_meta = meta(bias)
+    return output(out, node)
+
+
+class AddmmBackward0(Node):
+    __slots__ = ("bias_meta",)
+    saved_names = ("mat1", "mat2")
+
+    def backward(self, grad):
+        m1, m2 = self.saved(grad)
+        return (sum_to(grad, self.bias_meta) if self.needs_grad(0) else None,
+                grad @ m2.T if self.needs_grad(1) else None,
+                m1.T @ grad if self.needs_grad(2) else None)
+
+
+def linear(x, weight, bias=None):
+    """x @ weight.T + bias as torch's F.linear records it: AddmmBackward0 over TBackward0 (GFN-2)."""
+    if x._array.ndim != 2:
+        flat = reshape(x, (-1, x._array.shape[-1]))
+        return reshape(linear(flat, weight, bias), x._array.shape[:-1] + (weight._array.shape[0],))
+    if bias is None:
+        return matmul(x, t(weight))
+    return addmm(bias, x, t(weight))

@@ -1,0 +1,109 @@
+"""Reductions: sum and mean, over all elements or over dims, and the MSE loss.
+
+Their nodes save only sizes (RETAIN-3): a second backward through them works. The backward spreads
+the gradient back over the reduced dims, without copying (`expand_to`).
+"""
+import math
+
+import numpy as np
+
+from ..graph import Node, record
+from .common import dims_of, expand_to, meta, output, sum_to, unary
+
+
+def _kept_shape(shape, dims):
+    """The shape of a keepdim result: what the gradient is reshaped to before it is expanded."""
+    return tuple(1 if i in dims else n for i, n in enumerate(shape))
+
+
+def sum(a, dim=None, keepdim=False):
+    """Sum of all elements (SumBackward0) or over dims (SumBackward1); saves only sizes (RETAIN-3)."""
+    x = a._array
+    if dim is None:
+        out = unary(x.sum())
+        node = record(SumBackward0, a)
+    else:
+        dims = dims_of(a, dim)
+        out = unary(x.sum(axis=dims, keepdims=keepdim) if x.ndim else x.copy())
+        node = record(SumBackward1, a)
+        if node is not None:
+            node.kept_shape = _kept_shape(x.shape, dims)
+    if x.dtype.kind == "b":
+        out = out.astype(np.int64)
+    if node is not None:
+        node.shape = x.shape
+    return output(out, node)
+
+
+class SumBackward0(Node):
+    __slots__ = ("shape",)
+
+    def backward(self, grad):
+        return (expand_to(grad, self.shape),)
+
+
+class SumBackward1(Node):
+    __slots__ = ("shape", "kept_shape")
+
+    def backward(self, grad):
+        return (expand_to(grad.reshape(self.kept_shape), self.shape),)
+
+
+def mean(a, dim=None, keepdim=False):
+    """Mean of all elements (MeanBackward0) or over dims (MeanBackward1): each gets 1/N (BC-5)."""
+    x = a._array
+    if x.dtype.kind != "f":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {a.dtype.torch_name}")
+    if dim is None:
+        out = unary(x.mean())
+        node = record(MeanBackward0, a)
+        count = x.size
+    else:
+        dims = dims_of(a, dim)
+        out = unary(x.mean(axis=dims, keepdims=keepdim) if x.ndim else x.copy())
+        node = record(MeanBackward1, a)
+        count = math.prod(x.shape[d] for d in dims) if x.ndim else 1
+        if node is not None:
+            node.kept_shape = _kept_shape(x.shape, dims)
+    if node is not None:
+        node.shape, node.count = x.shape, count
+    return output(out, node)
+
+
+class MeanBackward0(Node):
+    __slots__ = ("shape", "count")
+
+    def backward(self, grad):
+        return (expand_to(grad, self.shape) / self.count,)
+
+
+class MeanBackward1(Node):
+    __slots__ = ("shape", "kept_shape", "count")
+
+    def backward(self, grad):
+        return (expand_to(grad.reshape(self.kept_shape), self.shape) / self.count,)
+
+
+def mse_loss(a, b, reduction="mean"):
+    """mean((a - b)^2) in one node, as nn.MSELoss records it (GFN-2: MseLossBackward0)."""
+    squared = (a._array - b._array) ** 2
+    out = unary(squared.mean() if reduction == "mean" else squared.sum() if reduction == "sum" else squared)
+    node = record(MseLossBackward0, a, b)
+    if node is not None:
+        node.save(a, b)
+        node.metas, node.reduction = (meta(a), meta(b)), reduction
+    return output(out, node)
+
+
+class MseLossBackward0(Node):
+    __slots__ = ("metas", "reduction")
+    saved_names = ("self", "target")
+
+    def backward(self, grad):
+        a, b = self.saved(grad)
+        n = math.prod(np.broadcast_shapes(self.metas[0][0], self.metas[1][0]))
+        norm = 2.0 / n if self.reduction == "mean" else 2.0
+        common = norm * (a - b) * grad
+        return (sum_to(common, self.metas[0]) if self.needs_grad(0) else None,
+                sum_to(-common, self.metas[1]) if self.needs_grad(1) else None)

@@ -1,0 +1,142 @@
+"""The backward walk: from the roots' gradients to every node that leads to a leaf or a target.
+
+`run_backward` is the whole engine: it counts the edges into every reachable node, then runs each
+node once all of them have delivered, handing it the sum of what arrived. Tensor hooks and
+retain_grad run on a node's incoming gradient just before the node does.
+"""
+import heapq
+import itertools
+import warnings
+
+import numpy as np
+
+from . import grad_mode
+from .tensor import Tensor, make
+
+_NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
+
+
+def _count_dependents(roots):
+    """For every node reachable from roots, how many edges lead into it (iterative: no recursion limit)."""
+    dependents = {}
+    stack = list(roots)
+    while stack:
+        for child, _ in stack.pop().next_functions:
+            if child is not None:
+                if child in dependents:
+                    dependents[child] += 1
+                else:
+                    dependents[child] = 1
+                    stack.append(child)
+    return dependents
+
+
+def _leading_to(roots, targets):
+    """The nodes whose backward must run to reach a target (MISC-4, GRAD-1): the others are skipped.
+
+    An iterative post-order walk: a node is needed if one of its children is a target or needed.
+    """
+    needed, visited = set(), set(roots)
+    stack = [(root, iter(root.next_functions)) for root in visited]
+    while stack:
+        node, children = stack[-1]
+        for child, _ in children:
+            if child is not None and child not in visited:
+                visited.add(child)
+                stack.append((child, iter(child.next_functions)))
+                break
+        else:
+            stack.pop()
+            if any(child is not None and (child in needed or child in targets) for child, _ in node.next_functions):
+                needed.add(node)
+    return needed
+
+
+def run_backward(roots, grads, keep_graph, create_graph, targets=None):
+    """Propagate `grads` from the `roots` nodes through the graph.
+
+    Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
+    delivered, with the sum of what arrived (MISC-1, HOOK-10); among the nodes ready to run, the
+    most recently created one goes first, which is torch's order (it decides, for instance, which
+    modified saved tensor an error names first). With `targets` None every reached leaf
+    accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
+    receive the gradient arriving at that node, and only the nodes leading to a target run
+    (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
+    `keep_graph` (RETAIN-1). Grad mode during the walk is `create_graph` (HO-2).
+    """
+    pending = {}
+    for node, grad in zip(roots, grads):
+        pending[node] = pending[node] + grad if node in pending else grad
+    dependents = _count_dependents(pending)
+    needed = None if targets is None else _leading_to(pending, targets)
+    ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
+    heapq.heapify(ready)
+    previous = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grad = pending.pop(node, None)
+            outputs = ()
+            if grad is not None:
+                if node._pre_hooks is not None or node._retained is not None:
+                    grad = _run_tensor_hooks(node, grad)
+                if targets is not None and node in targets:
+                    targets[node](grad)
+                if needed is None or node in needed:
+                    outputs = node.backward(grad)
+                    if not keep_graph and node._saved:
+                        node._saved = None  # release the saved values (RETAIN-1)
+            for (child, _), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
+                if child is None:
+                    continue
+                if child_grad is not None:
+                    pending[child] = pending[child] + child_grad if child in pending else child_grad
+                left = dependents[child] - 1
+                dependents[child] = left
+                if not left:
+                    heapq.heappush(ready, (child._sequence, id(child), child))
+    finally:
+        grad_mode.state.enabled = previous
+
+
+def _run_tensor_hooks(node, grad):
+    """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8)."""
+    as_array = not isinstance(grad, Tensor)
+    value = make(np.asarray(grad)) if as_array else grad
+    for hook in (node._pre_hooks or {}).values():
+        replaced = hook(value)
+        if replaced is not None:
+            if replaced.shape != value.shape:
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
+            value = replaced
+    retained = node._retained() if node._retained is not None else None
+    if retained is not None:
+        _store_retained(retained, value)
+    return value._array if as_array else value
+
+
+def _store_retained(tensor, grad):
+    """retain_grad(): keep a non-leaf's gradient, accumulating like a leaf's (LEAF-8, LEAF-10)."""
+    if tensor._grad is None:
+        tensor._grad = grad.clone() if grad.requires_grad else make(grad._array.copy())
+    elif grad.requires_grad:
+        tensor._grad = tensor._grad + grad
+    else:
+        tensor._grad._array += grad._array
+
+
+def warn_create_graph_backward():
+    """The reference-cycle warning of backward(create_graph=True), once per process (HO-3, MISC-14)."""
+    global _warned_create_graph
+    if not _warned_create_graph:
+        _warned_create_graph = True
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter "
+            "and its gradient which can cause a memory leak. We recommend using autograd.grad when creating "
+            "the graph to avoid this. If you have to use this function, make sure to reset the .grad fields "
+            "of your parameters to None after use to break the cycle and avoid the leak.",
+            UserWarning, stacklevel=3)
+
+
+_warned_create_graph = False
