@@ -18,7 +18,8 @@ import pytest
 
 from .catalog import LEVELS, SUITES_DIR, load_catalog
 from .contract import CAPABILITIES
-from .engines import Engine, EngineLoadError, load_engine, specs_from
+from .engines import (DEFAULT_ENGINES, SHORT_NAMES, Engine, EngineLoadError, load_engine,
+                      specs_from)
 
 ENGINES_KEY = pytest.StashKey[list]()
 # Warnings the suites provoke on purpose, kept out of the run's summary wherever the suites run; set
@@ -32,9 +33,9 @@ SUITE_WARNING_FILTERS = (
 def pytest_addoption(parser):
     group = parser.getgroup("autograd-conformance")
     group.addoption("--engine", action="append", metavar="SPEC",
-                    help="engine to test: a short name (torch, reference, mygrad, tinygrad) or "
-                         "package.module[:attribute]; repeatable. Default: $AUTOGRAD_ENGINE, "
-                         "else torch and reference.")
+                    help=f"engine to test: a short name ({', '.join(SHORT_NAMES)}) or "
+                         f"package.module[:attribute]; repeatable. Default: $AUTOGRAD_ENGINE, "
+                         f"else {' and '.join(DEFAULT_ENGINES)}.")
     group.addoption("--device", default="cpu",
                     help="device for the tensors of torch-family engines (default: cpu)")
     group.addoption("--level", choices=LEVELS, default="strict",
