@@ -7,6 +7,11 @@ be asked): a tensor made with `requires_grad=False` is tinygrad's ordinary tenso
 gradient, and the suite reports that. The attribute `requires_grad` and `requires_grad_()` are
 absent (see docs/adapter-contract.md, "Engines without requires_grad flags"); no flag is kept here.
 
+`tensor(number)` is made as tinygrad's one-element tensor reshaped to shape `()`: tinygrad's own
+`Tensor(number)` is a constant without a device, which backward() never gives a gradient and which
+is read through the CPU device whatever `DEV` says; torch's `tensor(number)` is a 0-d tensor with
+storage, which in tinygrad is what the reshape gives (a `Tensor` on the device, differentiated).
+
 tinygrad's default CPU device compiles kernels with a `clang` binary (also for the device's own
 start-up programs, so `CC=gcc` does not help); this adapter therefore selects tinygrad's
 pure-Python device (`DEV=PYTHON`) unless the environment sets `DEV`, and turns tinygrad's on-disk
@@ -202,6 +207,9 @@ def tensor(data, dtype=None, requires_grad=False):  # noqa: ARG001 - see the mod
     data = _data(data)
     if isinstance(data, _TinyTensor):
         data = data.numpy()
+    if np.ndim(data) == 0:  # tinygrad's Tensor(number) is a device-less constant: see the docstring
+        one = np.reshape(data, (1,)) if isinstance(data, np.ndarray) else [data]
+        return Tensor(_TinyTensor(one, dtype=dtype).reshape(()))
     return Tensor(_TinyTensor(data, dtype=dtype))
 
 
