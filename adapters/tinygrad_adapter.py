@@ -1,11 +1,12 @@
 """tinygrad (https://github.com/tinygrad/tinygrad), pinned to 0.14.0, as a torch-like namespace.
 
-tinygrad 0.14 has no per-tensor `requires_grad` flag (0.12 had one): `backward()` fills `.grad` of every
-floating-point tensor of the graph that is still alive. The factories therefore take torch's
-`requires_grad=` keyword and pass nothing on (like `retain_grad()`, it asks nothing tinygrad can
-be asked): a tensor made with `requires_grad=False` is tinygrad's ordinary tensor, receives a
-gradient, and the suite reports that. The attribute `requires_grad` and `requires_grad_()` are
-absent (see docs/adapter-contract.md, "Engines without requires_grad flags"); no flag is kept here.
+tinygrad 0.14 has no per-tensor `requires_grad` flag (0.12 had one): `backward()` fills `.grad`
+of every floating-point tensor of the graph that is still alive. The factories therefore take
+torch's `requires_grad=` keyword and pass nothing on (like `retain_grad()`, it asks nothing
+tinygrad can be asked): a tensor made with `requires_grad=False` is tinygrad's ordinary tensor,
+receives a gradient, and the suite reports that. The attribute `requires_grad` and
+`requires_grad_()` are absent (see docs/adapter-contract.md, "Engines without requires_grad
+flags"); no flag is kept here.
 
 `tensor(number)` is made as tinygrad's one-element tensor reshaped to shape `()`: tinygrad's own
 `Tensor(number)` is a constant without a device, which backward() never gives a gradient and which
@@ -118,7 +119,7 @@ class Tensor:
             raise
 
     def retain_grad(self) -> None:
-        """Nothing to ask: tinygrad keeps the gradient of every floating-point tensor of the graph."""
+        """Nothing to ask: tinygrad keeps the gradient of every floating-point tensor."""
 
     def detach(self):
         return Tensor(self._t.detach())
