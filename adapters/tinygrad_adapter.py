@@ -1,16 +1,27 @@
-"""tinygrad (https://github.com/tinygrad/tinygrad), pinned to 0.12.0, as a torch-like namespace.
+"""tinygrad (https://github.com/tinygrad/tinygrad), pinned to 0.14.0, as a torch-like namespace.
 
-tinygrad 0.12 is the last release with `requires_grad` (0.14 removed it). Its default CPU device
-compiles kernels with a `clang` binary; this adapter therefore selects tinygrad's pure-Python
-device (`DEV=PYTHON`) unless the environment sets `DEV`, and turns tinygrad's on-disk kernel cache
-(in the home folder) off unless `CACHEDB` or `CACHELEVEL` is set. Both are tinygrad's own settings.
+tinygrad 0.14 has no per-tensor `requires_grad` flag (0.12 had one): `backward()` fills `.grad`
+of every floating-point tensor of the graph that is still alive. The factories therefore take
+torch's `requires_grad=` keyword and pass nothing on (like `retain_grad()`, it asks nothing
+tinygrad can be asked): a tensor made with `requires_grad=False` is tinygrad's ordinary tensor,
+receives a gradient, and the suite reports that. The attribute `requires_grad` and
+`requires_grad_()` are absent (see docs/adapter-contract.md, "Engines without requires_grad
+flags"); no flag is kept here.
+
+`tensor(number)` is made as tinygrad's one-element tensor reshaped to shape `()`: tinygrad's own
+`Tensor(number)` is a constant without a device, which backward() never gives a gradient and which
+is read through the CPU device whatever `DEV` says; torch's `tensor(number)` is a 0-d tensor with
+storage, which in tinygrad is what the reshape gives (a `Tensor` on the device, differentiated).
+
+tinygrad's default CPU device compiles kernels with a `clang` binary (also for the device's own
+start-up programs, so `CC=gcc` does not help); this adapter therefore selects tinygrad's
+pure-Python device (`DEV=PYTHON`) unless the environment sets `DEV`, and turns tinygrad's on-disk
+kernel cache (in the home folder) off unless `CACHEDB` or `CACHELEVEL` is set. Both are tinygrad's
+own settings.
 
 tinygrad's `Tensor` is wrapped thinly (its ops build plain `tinygrad.Tensor`s, so a subclass would
 not survive an op); each method translates a name or a signature and calls tinygrad once:
 
-- `requires_grad` reads tinygrad's flag as a bool: tinygrad's third state `None` ("not set") is
-  treated by its backward as False, so it reads False. Factories pass `requires_grad=False`
-  explicitly where torch's default is False (tinygrad's default is None).
 - `sum/mean(dim=, keepdim=)` -> `axis=, keepdim=`; `exp/log/tanh/sigmoid/relu(t)` -> methods.
 - `backward(gradient)` as is; tinygrad has no `retain_graph` (its graph is the lazy UOp graph and
   is never freed), so the flag is accepted and has no effect.
@@ -19,10 +30,10 @@ not survive an op); each method translates a name or a signature and calls tinyg
 - tinygrad refuses backward() on a non-scalar without a gradient with an AssertionError; that one
   refusal is re-raised as torch's RuntimeError (only the class is renamed; the text is tinygrad's).
 
-tinygrad has no autograd graph nodes, so there is no `is_leaf` or `grad_fn`
-(reading them raises AttributeError), and no grad mode: `no_grad()` raises `NotSupportedByEngine`
-(deliberately not a RuntimeError) when entered. `retain_grad()` asks nothing of tinygrad, which
-keeps the gradient of every tensor that requires grad.
+tinygrad has no autograd graph nodes, so there is no `is_leaf` or `grad_fn`, and no per-tensor
+flag (reading these names raises AttributeError saying why), and no grad mode: `no_grad()` raises
+`NotSupportedByEngine` (deliberately not a RuntimeError) when entered. `retain_grad()` asks
+nothing of tinygrad, which keeps the gradient of every floating-point tensor of the graph.
 """
 
 from __future__ import annotations
@@ -30,12 +41,16 @@ from __future__ import annotations
 import os
 from importlib.metadata import version as _dist_version
 
-os.environ.setdefault("DEV", "PYTHON")
-if "CACHEDB" not in os.environ:
-    os.environ.setdefault("CACHELEVEL", "0")
+import numpy as np
+from tinygrad import Tensor as _TinyTensor, dtypes
+from tinygrad.helpers import CACHELEVEL as _CACHELEVEL, DEV as _DEV
 
-import numpy as np  # noqa: E402
-from tinygrad import Tensor as _TinyTensor, dtypes  # noqa: E402
+# tinygrad reads DEV and CACHELEVEL from the environment when it is first imported, which may be
+# before this module is: set them through tinygrad's own variables unless the environment chose.
+if "DEV" not in os.environ:
+    _DEV.value = "PYTHON"
+if "CACHEDB" not in os.environ and "CACHELEVEL" not in os.environ:
+    _CACHELEVEL.value = 0
 
 name = "tinygrad"
 version = _dist_version("tinygrad")
@@ -43,8 +58,9 @@ capabilities = frozenset({"core", "float64"})
 
 float32, float64, int64 = dtypes.float32, dtypes.float64, dtypes.int64
 
-_NO_GRAPH = ("tinygrad records no autograd graph nodes (gradients are derived from its lazy UOp "
-             "graph), so tensors have no {}")
+_NO_GRAPH = ("tinygrad records no autograd graph nodes and no per-tensor requires_grad flag "
+             "(backward() differentiates every floating-point tensor of its lazy UOp graph), so "
+             "tensors have no {}")
 
 
 class NotSupportedByEngine(Exception):
@@ -56,9 +72,9 @@ def _data(x):
 
 
 def _absent(attribute: str):
-    def getter(self):
+    def refuse(self, *value):
         raise AttributeError(_NO_GRAPH.format(attribute))
-    return property(getter)
+    return property(refuse, refuse)
 
 
 class Tensor:
@@ -75,14 +91,8 @@ class Tensor:
     ndim = property(lambda self: self._t.ndim)
     is_leaf = _absent("is_leaf")
     grad_fn = _absent("grad_fn")
-
-    @property
-    def requires_grad(self):
-        return self._t.requires_grad is True
-
-    @requires_grad.setter
-    def requires_grad(self, flag) -> None:
-        self._t.requires_grad_(flag)
+    requires_grad = _absent("requires_grad")
+    requires_grad_ = _absent("requires_grad_")
 
     @property
     def grad(self):
@@ -108,12 +118,8 @@ class Tensor:
                 raise RuntimeError(str(error)) from error
             raise
 
-    def requires_grad_(self, requires_grad=True):
-        self._t.requires_grad_(requires_grad)
-        return self
-
     def retain_grad(self) -> None:
-        """Nothing to ask: tinygrad keeps the gradient of every tensor that requires grad."""
+        """Nothing to ask: tinygrad keeps the gradient of every floating-point tensor."""
 
     def detach(self):
         return Tensor(self._t.detach())
@@ -198,23 +204,26 @@ def _shape(shape) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
 
 
-def tensor(data, dtype=None, requires_grad=False):
+def tensor(data, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
     data = _data(data)
     if isinstance(data, _TinyTensor):
         data = data.numpy()
-    return Tensor(_TinyTensor(data, dtype=dtype, requires_grad=requires_grad))
+    if np.ndim(data) == 0:  # tinygrad's Tensor(number) is a device-less constant: see the docstring
+        one = np.reshape(data, (1,)) if isinstance(data, np.ndarray) else [data]
+        return Tensor(_TinyTensor(one, dtype=dtype).reshape(()))
+    return Tensor(_TinyTensor(data, dtype=dtype))
 
 
-def zeros(*shape, dtype=None, requires_grad=False):
-    return Tensor(_TinyTensor.zeros(*_shape(shape), dtype=dtype, requires_grad=requires_grad))
+def zeros(*shape, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
+    return Tensor(_TinyTensor.zeros(*_shape(shape), dtype=dtype))
 
 
-def ones(*shape, dtype=None, requires_grad=False):
-    return Tensor(_TinyTensor.ones(*_shape(shape), dtype=dtype, requires_grad=requires_grad))
+def ones(*shape, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
+    return Tensor(_TinyTensor.ones(*_shape(shape), dtype=dtype))
 
 
 def zeros_like(t):
-    return Tensor(_data(t).zeros_like(requires_grad=False))
+    return Tensor(_data(t).zeros_like())
 
 
 def exp(t):
@@ -238,10 +247,10 @@ def relu(t):
 
 
 class no_grad:  # noqa: N801 - torch's name
-    """tinygrad 0.12 has no grad mode (its `Tensor.no_grad` flag was removed); entering raises."""
+    """tinygrad 0.14 has no grad mode; entering raises."""
 
     def __enter__(self):
-        raise NotSupportedByEngine("tinygrad 0.12 has no no_grad / grad mode")
+        raise NotSupportedByEngine("tinygrad has no no_grad / grad mode")
 
     def __exit__(self, *exc_info):
         return False

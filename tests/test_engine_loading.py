@@ -26,6 +26,17 @@ def test_bad_engine_spec_gives_one_line(spec, expected):
         assert "valid short names: torch, reference" in lines[0]
 
 
+def test_engine_without_requires_grad_flags_is_run_not_refused():
+    """An engine whose factories refuse `requires_grad=` still gets a run: the tests that pass the
+    keyword fail with the engine's error, the others pass (docs/adapter-contract.md)."""
+    result = run_suites("suites/test_requires_grad.py", "--behaviour", "REQ-1",
+                        "--engine", "tests.bad_adapters.no_requires_grad")
+    assert result.returncode == 1, (result.returncode, result.stdout[-3000:], result.stderr[-2000:])
+    assert "unexpected keyword argument 'requires_grad'" in result.stdout
+    summary = result.stdout.splitlines()[-1]
+    assert "1 failed" in summary and "1 passed" in summary, summary
+
+
 def test_environment_variable_selects_engines():
     result = run_suites("--collect-only", "-q", "suites/test_leaves.py",
                         env={"AUTOGRAD_ENGINE": "torch,tests.bad_adapters.core_only"})
