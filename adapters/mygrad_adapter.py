@@ -31,6 +31,8 @@ import mygrad as mg
 import numpy as np
 from mygrad.nnet.activations import relu as _relu, sigmoid as _sigmoid
 
+from ._operators import Operators, unwrap as _data
+
 name = "mygrad"
 version = _dist_version("mygrad")
 capabilities = frozenset({"core", "float64"})
@@ -41,10 +43,6 @@ float32, float64, int64 = np.float32, np.float64, np.int64
 class NotSupportedByEngine(Exception):
     """The torch feature asked for has no counterpart in mygrad."""
 
-
-def _data(x):
-    """The engine-level value of an adapter tensor, a gradient array or a Python value."""
-    return x._t if isinstance(x, Tensor) else x
 
 
 class Grad(np.ndarray):
@@ -58,7 +56,7 @@ class Grad(np.ndarray):
         return self
 
 
-class Tensor:
+class Tensor(Operators):
     """A mygrad Tensor under torch's names; `_t` is the mygrad tensor itself."""
 
     __slots__ = ("_t", "__weakref__")
@@ -154,42 +152,6 @@ class Tensor:
 
     def __getitem__(self, index):
         return Tensor(self._t[index])
-
-    def __neg__(self):
-        return Tensor(-self._t)
-
-    def __add__(self, other):
-        return Tensor(self._t + _data(other))
-
-    def __radd__(self, other):
-        return Tensor(_data(other) + self._t)
-
-    def __sub__(self, other):
-        return Tensor(self._t - _data(other))
-
-    def __rsub__(self, other):
-        return Tensor(_data(other) - self._t)
-
-    def __mul__(self, other):
-        return Tensor(self._t * _data(other))
-
-    def __rmul__(self, other):
-        return Tensor(_data(other) * self._t)
-
-    def __truediv__(self, other):
-        return Tensor(self._t / _data(other))
-
-    def __rtruediv__(self, other):
-        return Tensor(_data(other) / self._t)
-
-    def __pow__(self, exponent):
-        return Tensor(self._t ** _data(exponent))
-
-    def __matmul__(self, other):
-        return Tensor(self._t @ _data(other))
-
-    def __rmatmul__(self, other):
-        return Tensor(_data(other) @ self._t)
 
 
 def _make(data, constant, dtype=None, copy=True) -> mg.Tensor:

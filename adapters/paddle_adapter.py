@@ -35,6 +35,8 @@ with warnings.catch_warnings():  # paddle warns at import that no ccache binary 
     warnings.simplefilter("ignore", UserWarning)
     import paddle
 
+from ._operators import Operators, unwrap as _data
+
 name = "paddle"
 version = _dist_version("paddlepaddle")
 capabilities = frozenset({"core", "float64", "grad_mode", "autograd_grad", "higher_order", "hooks",
@@ -51,10 +53,6 @@ _GRADIENT_SHAPE = "Tensor shape not match, Tensor of grad_tensor"
 class NotSupportedByEngine(Exception):
     """The torch feature asked for has no counterpart in paddle's API."""
 
-
-def _data(x):
-    """The paddle-level value of an adapter tensor, or a Python value as it is."""
-    return x._t if isinstance(x, Tensor) else x
 
 
 def _renamed(error: Exception):
@@ -77,7 +75,7 @@ def _inplace(method, *args):
         raise _renamed(error) from error
 
 
-class Tensor:
+class Tensor(Operators):
     """A paddle Tensor under torch's names; `_t` is the paddle tensor itself."""
 
     __slots__ = ("_t", "_owner", "__weakref__")
@@ -195,42 +193,6 @@ class Tensor:
 
     def __getitem__(self, index):
         return Tensor(self._t[index])
-
-    def __neg__(self):
-        return Tensor(-self._t)
-
-    def __add__(self, other):
-        return Tensor(self._t + _data(other))
-
-    def __radd__(self, other):
-        return Tensor(_data(other) + self._t)
-
-    def __sub__(self, other):
-        return Tensor(self._t - _data(other))
-
-    def __rsub__(self, other):
-        return Tensor(_data(other) - self._t)
-
-    def __mul__(self, other):
-        return Tensor(self._t * _data(other))
-
-    def __rmul__(self, other):
-        return Tensor(_data(other) * self._t)
-
-    def __truediv__(self, other):
-        return Tensor(self._t / _data(other))
-
-    def __rtruediv__(self, other):
-        return Tensor(_data(other) / self._t)
-
-    def __pow__(self, exponent):
-        return Tensor(self._t ** _data(exponent))
-
-    def __matmul__(self, other):
-        return Tensor(self._t @ _data(other))
-
-    def __rmatmul__(self, other):
-        return Tensor(_data(other) @ self._t)
 
 
 def _shape(shape) -> tuple:

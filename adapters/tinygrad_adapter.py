@@ -45,6 +45,8 @@ import numpy as np
 from tinygrad import Tensor as _TinyTensor, dtypes
 from tinygrad.helpers import CACHELEVEL as _CACHELEVEL, DEV as _DEV
 
+from ._operators import Operators, unwrap as _data
+
 # tinygrad reads DEV and CACHELEVEL from the environment when it is first imported, which may be
 # before this module is: set them through tinygrad's own variables unless the environment chose.
 if "DEV" not in os.environ:
@@ -67,9 +69,6 @@ class NotSupportedByEngine(Exception):
     """The torch feature asked for has no counterpart in tinygrad."""
 
 
-def _data(x):
-    return x._t if isinstance(x, Tensor) else x
-
 
 def _absent(attribute: str):
     def refuse(self, *value):
@@ -77,7 +76,7 @@ def _absent(attribute: str):
     return property(refuse, refuse)
 
 
-class Tensor:
+class Tensor(Operators):
     """A tinygrad Tensor under torch's names; `_t` is the tinygrad tensor itself."""
 
     __slots__ = ("_t", "__weakref__")
@@ -162,42 +161,6 @@ class Tensor:
 
     def __getitem__(self, index):
         return Tensor(self._t[index])
-
-    def __neg__(self):
-        return Tensor(-self._t)
-
-    def __add__(self, other):
-        return Tensor(self._t + _data(other))
-
-    def __radd__(self, other):
-        return Tensor(_data(other) + self._t)
-
-    def __sub__(self, other):
-        return Tensor(self._t - _data(other))
-
-    def __rsub__(self, other):
-        return Tensor(_data(other) - self._t)
-
-    def __mul__(self, other):
-        return Tensor(self._t * _data(other))
-
-    def __rmul__(self, other):
-        return Tensor(_data(other) * self._t)
-
-    def __truediv__(self, other):
-        return Tensor(self._t / _data(other))
-
-    def __rtruediv__(self, other):
-        return Tensor(_data(other) / self._t)
-
-    def __pow__(self, exponent):
-        return Tensor(self._t ** _data(exponent))
-
-    def __matmul__(self, other):
-        return Tensor(self._t @ _data(other))
-
-    def __rmatmul__(self, other):
-        return Tensor(_data(other) @ self._t)
 
 
 def _shape(shape) -> tuple:
