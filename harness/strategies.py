@@ -241,6 +241,13 @@ def _extend(builder: _Builder, result: str) -> str:
                                        label="extension's last op"), middle)
 
 
+def computed_output(program: Program) -> list[str]:
+    """The output's name where a node computes it, else nothing: the `candidates` of `programs`
+    for a test of the output's own graph (with a leaf that requires grad on its path, such an
+    output is recorded)."""
+    return [node.name for node in program.nodes if node.name == program.output]
+
+
 def cotangents(shape: tuple[int, ...], dtype: str) -> st.SearchStrategy[np.ndarray]:
     """A `gradient` argument for backward on an output of `shape`."""
     return values(shape, dtype, bound=2.0)
@@ -258,8 +265,12 @@ def _in_domain(array: np.ndarray, dtype: str, *, floor: float = 0.0,
     rounded to `dtype` so that the values stay exact in the program's dtype."""
     magnitude = floor + np.abs(array)
     moved = magnitude if positive else np.where(array < 0, -magnitude, magnitude)
-    return np.asarray(moved, dtype=np.float32 if dtype == "float32" else np.float64).astype(
-        np.float64)
+    kind = np.float32 if dtype == "float32" else np.float64
+    rounded = np.asarray(moved, dtype=kind)
+    # Rounding may land one step inside the floor (float32(0.01) < 0.01): step back out.
+    outward = np.nextafter(rounded, np.copysign(np.inf, rounded).astype(kind))
+    inside = np.abs(rounded.astype(np.float64)) < floor
+    return np.where(inside, outward, rounded).astype(np.float64)
 
 
 @st.composite
