@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import build, grad_or_none, record_reproducer, shape_of
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
@@ -96,15 +96,19 @@ def test_non_leaf_grads_are_freed(engine, data):
         assert grad is None, f"non-leaf {node.name} = {node.op}(...) kept .grad {grad.tolist()}"
 
 
+def _recorded_on_path(program):
+    """Nodes that require grad and feed the output (the output too)."""
+    return [node for node in program.nodes
+            if program.requires_grad(node.name) and node.name in program.ancestors()]
+
+
 @behaviour("LEAF-8")
 @given(data=st.data())
 def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
-    program = data.draw(programs(engine, output="any"), label="program")
-    chosen = [node for node in program.nodes
-              if program.requires_grad(node.name) and node.name in program.ancestors()]
-    retained = data.draw(st.sampled_from(chosen), label="retained") if chosen else None
-    if retained is None:
-        return  # a program of leaves only: nothing to retain (rare; hypothesis shrinks past it)
+    program = data.draw(programs(engine, output="any", candidates=_recorded_on_path),
+                        label="program")
+    retained = data.draw(st.sampled_from(_recorded_on_path(program)), label="retained")
+    event(f"retained the output itself: {retained.name == program.output}")
     tensors = build(program, engine, f"{retained.name}.retain_grad()", "out.sum().backward()")
     tensors[retained.name].retain_grad()
     tensors[program.output].sum().backward()
