@@ -241,6 +241,18 @@ def _extend(builder: _Builder, result: str) -> str:
                                        label="extension's last op"), middle)
 
 
+def recorded_nodes(program: Program) -> list[str]:
+    """Names of the nodes that require grad and feed the output, the output included."""
+    used = program.ancestors()
+    return [node.name for node in program.nodes
+            if program.requires_grad(node.name) and node.name in used]
+
+
+def recorded_intermediates(program: Program) -> list[str]:
+    """The `recorded_nodes` other than the output: where a test hooks, detaches or freezes."""
+    return [name for name in recorded_nodes(program) if name != program.output]
+
+
 def computed_output(program: Program) -> list[str]:
     """The output's name where a node computes it, else nothing: the `candidates` of `programs`
     for a test of the output's own graph (with a leaf that requires grad on its path, such an

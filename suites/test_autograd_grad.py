@@ -9,7 +9,8 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import (build, engine_tensor, grad_or_none, raises_runtime_error,
                             values_or_none)
 from autograd_conformance.harness.oracles import assert_close, central_differences, finite_difference_grads
-from autograd_conformance.harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs
+from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
+                                                     recorded_nodes)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -17,12 +18,6 @@ needs = pytest.mark.needs
 
 def _grad(engine, outputs, inputs, **options):
     return engine.ns.autograd.grad(outputs, inputs, **options)
-
-
-def _recorded_on_path(program):
-    """Names of nodes that require grad and feed the output (the output too)."""
-    return [node.name for node in program.nodes
-            if program.requires_grad(node.name) and node.name in program.ancestors()]
 
 
 @behaviour("GRAD-1")
@@ -94,8 +89,8 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
 def test_gradients_with_respect_to_intermediates(engine, data):
     """autograd.grad accepts non-leaf inputs: the gradient of out with respect to an intermediate
     (no retain_grad needed)."""
-    program = data.draw(programs(engine, candidates=_recorded_on_path), label="program")
-    name = data.draw(st.sampled_from(_recorded_on_path(program)), label="intermediate")
+    program = data.draw(programs(engine, candidates=recorded_nodes), label="program")
+    name = data.draw(st.sampled_from(recorded_nodes(program)), label="intermediate")
     event(f"gradient with respect to the output itself: {name == program.output}")
     tensors = build(program, engine, f"torch.autograd.grad(out, [{name}])")
     (grad,) = _grad(engine, tensors[program.output], [tensors[name]])

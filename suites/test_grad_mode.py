@@ -11,19 +11,13 @@ from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_co
                                                  raises_runtime_error, record_reproducer)
 from autograd_conformance.harness.oracles import finite_difference_grads
 from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output,
-                                                     programs, values)
+                                                     programs, recorded_intermediates, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
 NON_VIEW_OPS = tuple(op for op in ALL_OPS if op not in SHAPING)
 MODES = ("no_grad", "enable_grad", "set_grad_enabled(True)", "set_grad_enabled(False)")
-
-
-def _frozen_candidates(program):
-    """Names of nodes that require grad, feed the output and are not the output (MODE-9)."""
-    return [node.name for node in program.nodes if program.requires_grad(node.name)
-            and node.name != program.output and node.name in program.ancestors()]
 
 
 def _mode(ag, name):
@@ -254,8 +248,8 @@ def test_values_computed_under_no_grad_are_constants(engine, data):
     """A node computed under no_grad is a constant for the rest of the program: the gradients
     equal the finite differences of the program with that node held at its value, and leaves
     reached only through such nodes get no gradient."""
-    program = data.draw(programs(engine, candidates=_frozen_candidates), label="program")
-    frozen = data.draw(st.sets(st.sampled_from(_frozen_candidates(program)), min_size=1),
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    frozen = data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),
                        label="under no_grad")
     event(f"nodes under no_grad: {len(frozen)}")
 

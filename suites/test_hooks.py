@@ -8,7 +8,7 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import (build, grad_or_none, held_constant, raises_runtime_error,
                             run_transformed)
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import programs, recorded_intermediates
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -16,16 +16,11 @@ needs = pytest.mark.needs
 FACTORS = st.sampled_from([0.0, 2.0, -1.0, 10.0])
 
 
-def _hookable(program):
-    """Names of nodes that require grad, feed the output and are not the output."""
-    return [node.name for node in program.nodes if program.requires_grad(node.name)
-            and node.name in program.ancestors() and node.name != program.output]
-
-
 def _hooked_node(engine, data):
-    """A program with a hookable node, and that node's name."""
-    program = data.draw(programs(engine, candidates=_hookable), label="program")
-    return program, data.draw(st.sampled_from(_hookable(program)), label="hooked node")
+    """A program with a node to hook (one that requires grad, feeds the output and is not the
+    output), and that node's name."""
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    return program, data.draw(st.sampled_from(recorded_intermediates(program)), label="hooked node")
 
 
 @behaviour("HOOK-1")

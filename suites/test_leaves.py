@@ -6,7 +6,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import build, grad_or_none, record_reproducer, shape_of
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import programs, recorded_nodes
 
 behaviour = pytest.mark.behaviour
 
@@ -96,28 +96,22 @@ def test_non_leaf_grads_are_freed(engine, data):
         assert grad is None, f"non-leaf {node.name} = {node.op}(...) kept .grad {grad.tolist()}"
 
 
-def _recorded_on_path(program):
-    """Nodes that require grad and feed the output (the output too)."""
-    return [node for node in program.nodes
-            if program.requires_grad(node.name) and node.name in program.ancestors()]
-
-
 @behaviour("LEAF-8")
 @given(data=st.data())
 def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
-    program = data.draw(programs(engine, output="any", candidates=_recorded_on_path),
+    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
                         label="program")
-    retained = data.draw(st.sampled_from(_recorded_on_path(program)), label="retained")
-    event(f"retained the output itself: {retained.name == program.output}")
-    tensors = build(program, engine, f"{retained.name}.retain_grad()", "out.sum().backward()")
-    tensors[retained.name].retain_grad()
+    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
+    event(f"retained the output itself: {retained == program.output}")
+    tensors = build(program, engine, f"{retained}.retain_grad()", "out.sum().backward()")
+    tensors[retained].retain_grad()
     tensors[program.output].sum().backward()
     ones = np.ones(program.evaluate()[program.output].shape)
-    expected = finite_difference_grads(program, ones, wrt=[retained.name])[retained.name]
-    grad = grad_or_none(engine, tensors[retained.name])
-    assert grad is not None, f"{retained.name}.retain_grad() was called but its .grad is None"
+    expected = finite_difference_grads(program, ones, wrt=[retained])[retained]
+    grad = grad_or_none(engine, tensors[retained])
+    assert grad is not None, f"{retained}.retain_grad() was called but its .grad is None"
     assert_close(grad, expected, dtype=program.dtype, oracle="finite-difference",
-                 what=f"{retained.name}.grad")
+                 what=f"{retained}.grad")
 
 
 @behaviour("REQ-9")
