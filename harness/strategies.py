@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from hypothesis import strategies as st
+from hypothesis import event, strategies as st
 
 from .ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS
 from .program import Leaf, Node, Program
@@ -186,7 +186,7 @@ def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 @st.composite
 def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scalar",
              requires_grad: str = "some", saves_tensors: bool = False,
-             dtype: str | None = None) -> Program:
+             dtype: str | None = None, candidates=None) -> Program:
     """A random program for `engine`.
 
     ops: the op names to draw from. output: "scalar" (end with `.sum()` when the output has more
@@ -196,7 +196,15 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     grad), "mixed" (as "some", and at least one leaf on the path does not), "all" or "none".
     saves_tensors: end with `tanh` (whose node saves its result) unless some node on the output's
     path already saves tensors for backward.
+    candidates: a function listing what a test chooses from in a program (nodes, names); where
+    it lists nothing, the output goes on through two recorded nodes (`neg` or an add of a fresh
+    0-dim leaf, then `neg`, `tanh` or `sigmoid`), and the first of them is what every suite asks
+    for: a node that requires grad and feeds the output, not the output, no view, saving nothing
+    for backward and saved by nothing. So a test draws only programs it can check, without
+    rejecting any.
     """
+    if candidates is not None and requires_grad == "none":
+        raise ValueError("candidates need a leaf that requires grad")
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     builder = _Builder(draw, chosen_dtype, requires_grad)
     builder.new_leaf(draw(shapes(), label="first leaf shape"))
@@ -214,7 +222,42 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
         result = builder.append("tanh", result)
     if output == "scalar" and builder.values[result].size != 1:
         result = builder.append("sum", result)
+    if candidates is not None:
+        extended = not candidates(builder.program(result))
+        event(f"program extended for the test's candidates: {extended}")
+        if extended:
+            result = _extend(builder, result)
+            assert candidates(builder.program(result)), "the extension gives no candidate"
     return builder.program(result)
+
+
+def _extend(builder: _Builder, result: str) -> str:
+    """Continue the recorded `result` through two shape-keeping nodes (see `programs`)."""
+    if builder.draw(st.booleans(), label="extension adds a fresh leaf"):
+        middle = builder.append("add", result, builder.new_leaf(()))
+    else:
+        middle = builder.append("neg", result)
+    return builder.append(builder.draw(st.sampled_from(("neg", "tanh", "sigmoid")),
+                                       label="extension's last op"), middle)
+
+
+def recorded_nodes(program: Program) -> list[str]:
+    """Names of the nodes that require grad and feed the output, the output included."""
+    used = program.ancestors()
+    return [node.name for node in program.nodes
+            if program.requires_grad(node.name) and node.name in used]
+
+
+def recorded_intermediates(program: Program) -> list[str]:
+    """The `recorded_nodes` other than the output: where a test hooks, detaches or freezes."""
+    return [name for name in recorded_nodes(program) if name != program.output]
+
+
+def computed_output(program: Program) -> list[str]:
+    """The output's name where a node computes it, else nothing: the `candidates` of `programs`
+    for a test of the output's own graph (with a leaf that requires grad on its path, such an
+    output is recorded)."""
+    return [node.name for node in program.nodes if node.name == program.output]
 
 
 def cotangents(shape: tuple[int, ...], dtype: str) -> st.SearchStrategy[np.ndarray]:
@@ -234,8 +277,12 @@ def _in_domain(array: np.ndarray, dtype: str, *, floor: float = 0.0,
     rounded to `dtype` so that the values stay exact in the program's dtype."""
     magnitude = floor + np.abs(array)
     moved = magnitude if positive else np.where(array < 0, -magnitude, magnitude)
-    return np.asarray(moved, dtype=np.float32 if dtype == "float32" else np.float64).astype(
-        np.float64)
+    kind = np.float32 if dtype == "float32" else np.float64
+    rounded = np.asarray(moved, dtype=kind)
+    # Rounding may land one step inside the floor (float32(0.01) < 0.01): step back out.
+    outward = np.nextafter(rounded, np.copysign(np.inf, rounded).astype(kind))
+    inside = np.abs(rounded.astype(np.float64)) < floor
+    return np.where(inside, outward, rounded).astype(np.float64)
 
 
 @st.composite

@@ -3,12 +3,13 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads, build, raises_runtime_error)
 from autograd_conformance.harness.oracles import finite_difference_grads
-from autograd_conformance.harness.strategies import SHAPING, programs
+from autograd_conformance.harness.strategies import (SHAPING, programs,
+                                                     recorded_intermediates)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -23,6 +24,23 @@ def _recorded_nodes(program, views=True):
     """Nodes that require grad and feed the output (views too, unless `views` is False)."""
     return [node for node in program.nodes if program.requires_grad(node.name)
             and node.name in program.ancestors() and (views or node.op not in SHAPING)]
+
+
+def _recorded_non_views(program):
+    """Recorded nodes that feed the output and are no views: detach_() applies (DET-5)."""
+    return _recorded_nodes(program, views=False)
+
+
+def _unsaved(program):
+    """Names of recorded non-view nodes, not the output, that no node saves for backward: neither
+    their own node (SAVE_RESULT) nor a consumer (one outside KEEP_NO_INPUT) (DET-7)."""
+    consumers = {}
+    for node in program.nodes:
+        for arg in node.args:
+            consumers.setdefault(arg, set()).add(node.op)
+    return [node.name for node in _recorded_nodes(program, views=False)
+            if node.name != program.output and node.op not in SAVE_RESULT
+            and consumers.get(node.name, set()) <= KEEP_NO_INPUT]
 
 
 @behaviour("DET-1")
@@ -67,11 +85,10 @@ def test_changes_through_detach_are_seen_by_the_original(engine, data, factor):
 def test_gradients_do_not_flow_through_a_detached_branch(engine, data):
     """A detached node is a constant: gradients equal the finite differences of the program with
     that node held at its value; leaves reached only through it get no gradient."""
-    program = data.draw(programs(engine), label="program")
-    candidates = [node.name for node in _recorded_nodes(program) if node.name != program.output]
-    if not candidates:
-        return  # nothing but the output to detach (hypothesis moves on to richer programs)
-    detached = data.draw(st.sets(st.sampled_from(candidates), min_size=1), label="detached")
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    detached = data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),
+                         label="detached")
+    event(f"detached nodes: {len(detached)}")
 
     def around(name, compute):
         return compute().detach() if name in detached else compute()
@@ -114,11 +131,10 @@ def test_detach_shares_the_version_counter(engine, data, change):
 @given(data=st.data())
 def test_detach_in_place_turns_a_non_leaf_into_a_leaf(engine, data):
     """y.detach_() returns y itself, now a leaf that does not require grad, without grad_fn."""
-    program = data.draw(programs(engine, output="any"), label="program")
-    candidates = _recorded_nodes(program, views=False)
-    if not candidates:
-        return
-    name = data.draw(st.sampled_from(candidates), label="node").name
+    program = data.draw(programs(engine, output="any", candidates=_recorded_non_views),
+                        label="program")
+    name = data.draw(st.sampled_from(_recorded_non_views(program)), label="node").name
+    event(f"detach_() of the output: {name == program.output}")
     tensors = build(program, engine, f"r = {name}.detach_()")
     y = tensors[name]
     before = engine.to_numpy(y)
@@ -148,17 +164,9 @@ def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
     """detach_() after the forward pass leaves the recorded graph intact: the gradients are those
     of the unmodified program. (Torch raises instead when a node saved the detached tensor for
     backward, so only tensors that no node saved are detached here.)"""
-    program = data.draw(programs(engine), label="program")
-    consumers = {}
-    for node in program.nodes:
-        for arg in node.args:
-            consumers.setdefault(arg, set()).add(node.op)
-    candidates = [node.name for node in _recorded_nodes(program, views=False)
-                  if node.name != program.output and node.op not in SAVE_RESULT
-                  and consumers.get(node.name, set()) <= KEEP_NO_INPUT]
-    if not candidates:
-        return
-    chosen = data.draw(st.sets(st.sampled_from(candidates), min_size=1), label="detached")
+    program = data.draw(programs(engine, candidates=_unsaved), label="program")
+    chosen = data.draw(st.sets(st.sampled_from(_unsaved(program)), min_size=1), label="detached")
+    event(f"detached nodes: {len(chosen)}")
     tensors = build(program, engine, *[f"{name}.detach_()" for name in sorted(chosen)],
                     "out.backward()")
     for name in sorted(chosen):

@@ -4,13 +4,14 @@ failing engine cannot leak its mode into later tests."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads, build, grad_or_none,
                                                  raises_runtime_error, record_reproducer)
 from autograd_conformance.harness.oracles import finite_difference_grads
-from autograd_conformance.harness.strategies import ALL_OPS, SHAPING, programs, values
+from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output,
+                                                     programs, recorded_intermediates, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -57,14 +58,12 @@ def test_no_grad_results_do_not_require_grad(engine, data):
 def test_backward_from_a_no_grad_result_raises(engine, data):
     """A result computed under no_grad has no graph: backward on it raises RuntimeError, and the
     mode is on again after the block."""
-    program = data.draw(programs(engine, ops=NON_VIEW_OPS, requires_grad="all", max_ops=3),
-                        label="program")
+    program = data.draw(programs(engine, ops=NON_VIEW_OPS, requires_grad="all", max_ops=3,
+                                 candidates=computed_output), label="program")
     record_reproducer(program.to_script("# every op above under torch.no_grad()",
                                         "out.backward()  # must raise"))
     with engine.ns.no_grad():
         out = program.run_on(engine)[program.output]
-    if not program.nodes:
-        return  # the output is a leaf itself: nothing was computed under no_grad
     with raises_runtime_error():
         out.backward()
     again = program.run_on(engine)[program.output]
@@ -127,14 +126,13 @@ def test_nested_grad_modes(engine, ag, stack, data):
     x = program.run_on(engine)[program.output]
 
     def enter(depth, enclosing):
-        if depth == len(stack):
-            return
         manager, flag = _mode(ag, stack[depth])
         with manager:
             where = " > ".join(stack[:depth + 1])
             assert ag.is_grad_enabled() == flag, f"is_grad_enabled() inside {where}"
             assert (x * 2).requires_grad == flag, f"an op recorded or not inside {where}"
-            enter(depth + 1, flag)
+            if depth + 1 < len(stack):
+                enter(depth + 1, flag)
             assert ag.is_grad_enabled() == flag, f"mode not restored on leaving into {where}"
         assert (x * 2).requires_grad == enclosing, f"mode not restored after leaving {where}"
 
@@ -250,12 +248,10 @@ def test_values_computed_under_no_grad_are_constants(engine, data):
     """A node computed under no_grad is a constant for the rest of the program: the gradients
     equal the finite differences of the program with that node held at its value, and leaves
     reached only through such nodes get no gradient."""
-    program = data.draw(programs(engine), label="program")
-    candidates = [node.name for node in program.nodes if program.requires_grad(node.name)
-                  and node.name != program.output and node.name in program.ancestors()]
-    if not candidates:
-        return  # nothing but the output to freeze (hypothesis moves on to richer programs)
-    frozen = data.draw(st.sets(st.sampled_from(candidates), min_size=1), label="under no_grad")
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    frozen = data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),
+                       label="under no_grad")
+    event(f"nodes under no_grad: {len(frozen)}")
 
     def around(name, compute):
         if name not in frozen:

@@ -2,11 +2,12 @@
 node for every leaf that requires grad, and torch's node class names (LEAF-2, GFN-*)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import build, record_reproducer
 from autograd_conformance.harness.ops import OPS
-from autograd_conformance.harness.strategies import ALL_OPS, programs
+from autograd_conformance.harness.strategies import (ALL_OPS, computed_output,
+                                                     op_applications, programs)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -49,11 +50,12 @@ def test_next_functions_reach_an_accumulate_grad_per_leaf(engine, data):
     """Walking next_functions from the output's grad_fn reaches one AccumulateGrad node for each
     leaf that requires grad and feeds the output, whose .variable is that leaf, and whose
     next_functions are empty; leaves that do not require grad have no node."""
-    program = data.draw(programs(engine, output="any"), label="program")
+    program = data.draw(programs(engine, output="any", candidates=computed_output),
+                        label="program")
     tensors = build(program, engine, "# walk out.grad_fn.next_functions")
     out = tensors[program.output]
-    if out.grad_fn is None:
-        return  # the output is a leaf
+    assert out.grad_fn is not None, (
+        "out is computed from a leaf that requires grad, but has no grad_fn")
     nodes = _walk(out.grad_fn)
     accumulators = [node for node in nodes if hasattr(node, "variable")]
     variables = [node.variable for node in accumulators]
@@ -103,11 +105,9 @@ def test_next_functions_point_at_the_inputs_nodes(engine, data):
 def test_grad_fn_class_names(engine, data, op):
     """Each op of the op set, applied to leaves that require grad, records a node whose class
     name is torch's (AddBackward0, MmBackward0, SumBackward1, SelectBackward0, ...)."""
-    program = data.draw(programs(engine, ops=(op,), max_ops=1, output="any",
-                                 requires_grad="all"), label="program")
-    if not program.nodes:
-        return  # no well-conditioned application of op was drawn
-    node = program.nodes[0]
+    program = data.draw(op_applications(engine, op), label="program")
+    (node,) = program.nodes
+    event(f"{op} parameter: {node.param}")
     tensors = build(program, engine, f"type({node.name}.grad_fn).__name__")
     expected = OPS[node.op].grad_fn_name(node.param)
     got = type(tensors[node.name].grad_fn).__name__

@@ -3,12 +3,12 @@ on to the tensor's inputs (HOOK-*)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (build, grad_or_none, held_constant, raises_runtime_error,
                             run_transformed)
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import programs, recorded_intermediates
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -16,11 +16,11 @@ needs = pytest.mark.needs
 FACTORS = st.sampled_from([0.0, 2.0, -1.0, 10.0])
 
 
-def _hooked_node(program, data):
-    """A node that requires grad, feeds the output and is not the output, or None."""
-    candidates = [node.name for node in program.nodes if program.requires_grad(node.name)
-                  and node.name in program.ancestors() and node.name != program.output]
-    return data.draw(st.sampled_from(candidates), label="hooked node") if candidates else None
+def _hooked_node(engine, data):
+    """A program with a node to hook (one that requires grad, feeds the output and is not the
+    output), and that node's name."""
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    return program, data.draw(st.sampled_from(recorded_intermediates(program)), label="hooked node")
 
 
 @behaviour("HOOK-1")
@@ -55,10 +55,7 @@ def test_leaf_hook_sees_the_gradient_and_replaces_it(engine, data, factor):
 def test_non_leaf_hook_result_flows_to_the_inputs(engine, data, factor):
     """A hook on an intermediate h that returns g * k scales what flows through h: leaf gradients
     are (paths around h) + k * (paths through h)."""
-    program = data.draw(programs(engine), label="program")
-    hooked = _hooked_node(program, data)
-    if hooked is None:
-        return
+    program, hooked = _hooked_node(engine, data)
 
     def around(name, compute):
         tensor = compute()
@@ -85,10 +82,7 @@ def test_non_leaf_hook_result_flows_to_the_inputs(engine, data, factor):
 @given(data=st.data(), factor=FACTORS, retain_first=st.booleans())
 def test_retained_grad_is_the_hook_result(engine, data, factor, retain_first):
     """retain_grad() on a hooked non-leaf stores the hook's result, whichever was called first."""
-    program = data.draw(programs(engine), label="program")
-    hooked = _hooked_node(program, data)
-    if hooked is None:
-        return
+    program, hooked = _hooked_node(engine, data)
     tensors = build(program, engine, f"# {hooked}.retain_grad() and "
                     f"{hooked}.register_hook(lambda g: g * {factor}), "
                     f"{'retain_grad first' if retain_first else 'hook first'}", "out.backward()")
@@ -184,8 +178,8 @@ def test_a_tensor_used_several_times_fires_its_hook_once(engine, data, uses):
     tensors = build(program, engine, "calls = []", "out.register_hook(calls.append)",
                     f"sum(out * {list(range(1, uses + 1))}[i] for i in range({uses})).backward()")
     out = tensors[program.output]
-    if not out.requires_grad:
-        return
+    event(f"hooked output is a leaf: {program.output in {leaf.name for leaf in program.leaves}}")
+    assert out.requires_grad, "out does not require grad, but a leaf on its path does"
     calls = []
     out.register_hook(lambda grad: calls.append(engine.to_numpy(grad)))
     total = out * 1.0

@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import build, grad_or_none, record_reproducer, shape_of
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import programs, recorded_nodes
 
 behaviour = pytest.mark.behaviour
 
@@ -99,21 +99,19 @@ def test_non_leaf_grads_are_freed(engine, data):
 @behaviour("LEAF-8")
 @given(data=st.data())
 def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
-    program = data.draw(programs(engine, output="any"), label="program")
-    chosen = [node for node in program.nodes
-              if program.requires_grad(node.name) and node.name in program.ancestors()]
-    retained = data.draw(st.sampled_from(chosen), label="retained") if chosen else None
-    if retained is None:
-        return  # a program of leaves only: nothing to retain (rare; hypothesis shrinks past it)
-    tensors = build(program, engine, f"{retained.name}.retain_grad()", "out.sum().backward()")
-    tensors[retained.name].retain_grad()
+    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
+                        label="program")
+    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
+    event(f"retained the output itself: {retained == program.output}")
+    tensors = build(program, engine, f"{retained}.retain_grad()", "out.sum().backward()")
+    tensors[retained].retain_grad()
     tensors[program.output].sum().backward()
     ones = np.ones(program.evaluate()[program.output].shape)
-    expected = finite_difference_grads(program, ones, wrt=[retained.name])[retained.name]
-    grad = grad_or_none(engine, tensors[retained.name])
-    assert grad is not None, f"{retained.name}.retain_grad() was called but its .grad is None"
+    expected = finite_difference_grads(program, ones, wrt=[retained])[retained]
+    grad = grad_or_none(engine, tensors[retained])
+    assert grad is not None, f"{retained}.retain_grad() was called but its .grad is None"
     assert_close(grad, expected, dtype=program.dtype, oracle="finite-difference",
-                 what=f"{retained.name}.grad")
+                 what=f"{retained}.grad")
 
 
 @behaviour("REQ-9")

@@ -3,12 +3,13 @@ requires_grad_() starts a new graph; backward on a leaf itself (REQ-5, REQ-6, RE
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (build, engine_tensor, grad_or_none, held_constant,
                             raises_runtime_error, record_reproducer, run_transformed)
 from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
-from autograd_conformance.harness.strategies import cotangents, programs, shapes
+from autograd_conformance.harness.strategies import (computed_output, cotangents,
+                                                     programs, shapes)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -18,6 +19,17 @@ NON_LEAF_CHANGES = {
     "y.requires_grad = True": lambda y: setattr(y, "requires_grad", True),
     "y.requires_grad_(False)": lambda y: y.requires_grad_(False),
 }
+
+
+def _recorded(program):
+    """Nodes that require grad: non-leaves."""
+    return [node for node in program.nodes if program.requires_grad(node.name)]
+
+
+def _inner_nodes(program):
+    """Names of nodes that feed the output and are not the output."""
+    return [node.name for node in program.nodes
+            if node.name in program.ancestors() and node.name != program.output]
 
 
 @behaviour("REQ-5")
@@ -68,11 +80,9 @@ def test_switching_leaves_off(engine, data):
 def test_changing_requires_grad_of_a_non_leaf_raises(engine, data, change):
     """Only leaves' flags can change: on a non-leaf, assigning requires_grad (either value) or
     calling requires_grad_(False) raises RuntimeError and leaves it recorded."""
-    program = data.draw(programs(engine, output="any"), label="program")
-    recorded = [node for node in program.nodes if program.requires_grad(node.name)]
-    if not recorded:
-        return
-    node = data.draw(st.sampled_from(recorded), label="non-leaf")
+    program = data.draw(programs(engine, output="any", candidates=_recorded), label="program")
+    node = data.draw(st.sampled_from(_recorded(program)), label="non-leaf")
+    event(f"changed the output itself: {node.name == program.output}")
     tensors = build(program, engine, f"y = {node.name}", f"{change}  # must raise")
     y = tensors[node.name]
     with raises_runtime_error():
@@ -84,10 +94,9 @@ def test_changing_requires_grad_of_a_non_leaf_raises(engine, data, change):
 @given(data=st.data())
 def test_requires_grad_true_on_a_non_leaf_is_a_no_op(engine, data):
     """requires_grad_(True) on a non-leaf (which already requires grad) silently does nothing."""
-    program = data.draw(programs(engine), label="program")
+    program = data.draw(programs(engine, candidates=computed_output), label="program")
     out = build(program, engine, "out.requires_grad_(True)", "out.backward()")[program.output]
-    if out.is_leaf:
-        return
+    assert not out.is_leaf, "out is computed from a leaf that requires grad, but is a leaf"
     assert out.requires_grad_(True) is out
     assert out.requires_grad and not out.is_leaf and out.grad_fn is not None
 
@@ -96,10 +105,10 @@ def test_requires_grad_true_on_a_non_leaf_is_a_no_op(engine, data):
 @needs("messages")
 @given(data=st.data())
 def test_non_leaf_requires_grad_message(engine, data):
-    program = data.draw(programs(engine, requires_grad="all"), label="program")
+    program = data.draw(programs(engine, requires_grad="all", candidates=computed_output),
+                        label="program")
     out = build(program, engine, "out.requires_grad = False")[program.output]
-    if out.is_leaf:
-        return
+    assert not out.is_leaf, "out is computed from leaves that require grad, but is a leaf"
     with raises_runtime_error("you can only change requires_grad flags of leaf variables."):
         out.requires_grad = False
 
@@ -109,12 +118,9 @@ def test_non_leaf_requires_grad_message(engine, data):
 def test_detach_then_requires_grad_starts_a_new_graph(engine, data):
     """h.detach().requires_grad_() is a new leaf: the rest of the program differentiates into it
     (its grad is d out / d h) and nothing flows past it to h's inputs."""
-    program = data.draw(programs(engine), label="program")
-    candidates = [node.name for node in program.nodes
-                  if node.name in program.ancestors() and node.name != program.output]
-    if not candidates:
-        return
-    cut = data.draw(st.sampled_from(candidates), label="cut")
+    program = data.draw(programs(engine, candidates=_inner_nodes), label="program")
+    cut = data.draw(st.sampled_from(_inner_nodes(program)), label="cut")
+    event(f"the cut node requires grad: {program.requires_grad(cut)}")
     new_leaf = {}
 
     def around(name, compute):
