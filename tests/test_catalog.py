@@ -49,3 +49,10 @@ def test_entry_is_complete(behaviour):
     for source, before in zip(parts, [""] + parts):
         if source.startswith("test_"):
             assert before.startswith(PYTORCH_TESTS), f"{source} does not follow a PyTorch test file"
+
+
+def test_the_catalog_page_is_up_to_date():
+    """docs/catalog.md is what scripts/catalog_page.py makes of suites/catalog.toml today."""
+    from scripts.catalog_page import PAGE, render
+    assert PAGE.read_text(encoding="utf-8") == render(), (
+        "docs/catalog.md is stale: run python scripts/catalog_page.py")
