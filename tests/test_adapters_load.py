@@ -116,7 +116,8 @@ def test_harness_enters_the_engine_context_around_a_test():
     from torch._dynamo import compiled_autograd
 
     from autograd_conformance.harness import plugin
-    item = SimpleNamespace(callspec=SimpleNamespace(params={"engine": load_engine("compiled-autograd")}))
+    engine = load_engine("compiled-autograd")
+    item = SimpleNamespace(callspec=SimpleNamespace(params={"engine": engine}))
     call = plugin.pytest_runtest_call(item)
     next(call)  # the wrapper now holds the context; pytest would run the test here
     assert compiled_autograd.compiled_autograd_enabled
