@@ -7,6 +7,7 @@ an import traceback reach pytest.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -21,6 +22,7 @@ SHORT_NAMES = {
     "mygrad": "autograd_conformance.adapters.mygrad_adapter",
     "tinygrad": "autograd_conformance.adapters.tinygrad_adapter",
     "paddle": "autograd_conformance.adapters.paddle_adapter",
+    "compiled-autograd": "autograd_conformance.adapters.compiled_autograd_adapter",
 }
 DEFAULT_ENGINES = ("torch", "reference")
 
@@ -40,6 +42,7 @@ class Engine:
     capabilities: frozenset
     device: str
     _to_numpy: Callable | None = None
+    _context: Callable | None = None
 
     def to_numpy(self, tensor) -> np.ndarray:
         """A copy of `tensor`'s values as a NumPy array (a copy, so that later in-place
@@ -47,6 +50,11 @@ class Engine:
         if self._to_numpy is not None:
             return np.array(self._to_numpy(tensor), copy=True)
         return np.array(tensor.detach().numpy(), copy=True)
+
+    def context(self):
+        """What the harness enters around each of the engine's tests: the adapter's
+        `engine_context()` (for an engine that is a mode of its host library), else nothing."""
+        return self._context() if self._context is not None else contextlib.nullcontext()
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -121,6 +129,7 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         capabilities=capabilities,
         device=device,
         _to_numpy=getattr(adapter, "to_numpy", None),
+        _context=getattr(adapter, "engine_context", None),
     )
 
 

@@ -129,6 +129,16 @@ def ag(engine):
     return engine.ns
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Run a conformance test inside its engine's context (see `Engine.context`)."""
+    engine = item_engine(item)
+    if engine is None:
+        return (yield)
+    with engine.context():
+        return (yield)
+
+
 def item_engine(item) -> Engine | None:
     """The engine a conformance test runs on; None for any other test (e.g. the project's own)."""
     engine = item.callspec.params.get("engine") if hasattr(item, "callspec") else None

@@ -1,4 +1,5 @@
-"""The third-party adapters (mygrad, tinygrad, paddle) load through the harness and run a small program.
+"""The bundled adapters of other engines (mygrad, tinygrad, paddle, torch's compiled autograd)
+load through the harness and run.
 
 Each test is skipped, with the reason, when its engine is not installed (pip install mygrad==2.5.0
 tinygrad==0.14.0 paddlepaddle==3.3.1; see docs/third-party-engines.md).
@@ -87,3 +88,49 @@ def test_unsupported_requests_are_not_runtime_errors(short_name):
 def test_adapter_stays_short(short_name):
     lines = (ADAPTERS / f"{short_name}_adapter.py").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 300, f"{short_name}_adapter.py has {len(lines)} lines"
+
+
+def test_compiled_autograd_adapter_is_torch_under_its_own_name():
+    import torch
+    from autograd_conformance.adapters import torch_adapter
+    engine = load_engine("compiled-autograd")
+    assert (engine.name, engine.version) == ("compiled-autograd", torch.__version__)
+    assert engine.capabilities == torch_adapter.capabilities
+    assert engine.ns.tensor is torch.tensor
+
+
+def test_compiled_autograd_runs_backward_and_grad_only_inside_its_context():
+    """Each backward inside `engine.context()` is captured by compiled autograd (a new graph
+    structure is a new capture); outside it, the same calls run on torch's eager engine."""
+    import torch
+    from torch._dynamo.utils import counters
+    engine = load_engine("compiled-autograd")
+
+    def captures_of(step):
+        before = counters["compiled_autograd"]["captures"]
+        step()
+        return counters["compiled_autograd"]["captures"] - before
+
+    x = torch.tensor([0.5, 1.5], requires_grad=True)
+    backward = lambda: torch.cos(torch.sinh(x)).sum().backward()  # noqa: E731
+    grad = lambda: torch.autograd.grad(torch.sinh(torch.cos(x)).sum(), [x])  # noqa: E731
+    assert captures_of(backward) == captures_of(grad) == 0
+    with engine.context():
+        assert captures_of(backward) == captures_of(grad) == 1
+    assert captures_of(backward) == 0
+
+
+def test_harness_enters_the_engine_context_around_a_test():
+    from types import SimpleNamespace
+
+    from torch._dynamo import compiled_autograd
+
+    from autograd_conformance.harness import plugin
+    engine = load_engine("compiled-autograd")
+    item = SimpleNamespace(callspec=SimpleNamespace(params={"engine": engine}))
+    call = plugin.pytest_runtest_call(item)
+    next(call)  # the wrapper now holds the context; pytest would run the test here
+    assert compiled_autograd.compiled_autograd_enabled
+    with pytest.raises(StopIteration):
+        call.send(None)
+    assert not compiled_autograd.compiled_autograd_enabled
