@@ -43,6 +43,7 @@ class Engine:
     device: str
     _to_numpy: Callable | None = None
     _context: Callable | None = None
+    _outside: Callable | None = None
 
     def to_numpy(self, tensor) -> np.ndarray:
         """A copy of `tensor`'s values as a NumPy array (a copy, so that later in-place
@@ -55,6 +56,11 @@ class Engine:
         """What the harness enters around each of the engine's tests: the adapter's
         `engine_context()` (for an engine that is a mode of its host library), else nothing."""
         return self._context() if self._context is not None else contextlib.nullcontext()
+
+    def outside_context(self):
+        """Inside `context()`, a block that runs as if outside it (the adapter's
+        `outside_engine_context()`): where a test computes an oracle on another engine."""
+        return self._outside() if self._outside is not None else contextlib.nullcontext()
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -130,6 +136,7 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         device=device,
         _to_numpy=getattr(adapter, "to_numpy", None),
         _context=getattr(adapter, "engine_context", None),
+        _outside=getattr(adapter, "outside_engine_context", None),
     )
 
 

@@ -117,6 +117,10 @@ def test_compiled_autograd_runs_backward_and_grad_only_inside_its_context():
     assert captures_of(backward) == captures_of(grad) == 0
     with engine.context():
         assert captures_of(backward) == captures_of(grad) == 1
+        fresh = lambda: torch.exp(torch.tanh(x)).sum().backward()  # noqa: E731 - a new structure
+        with engine.outside_context():  # where VAL-3 computes its eager torch oracle
+            assert captures_of(fresh) == 0
+        assert captures_of(fresh) == 1
     assert captures_of(backward) == 0
 
 
