@@ -33,7 +33,7 @@ def run_engine(engine: str, out: Path, workers: int) -> tuple[Path | None, str]:
                "ci", "-n", str(workers), "--engine", engine, f"--report={report}"]
     baseline = ROOT / "baselines" / f"{engine}.txt"
     if baseline.exists():
-        command.append(f"--baseline={baseline}")
+        command.append(f"--baseline={baseline.relative_to(ROOT)}")
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     last = (done.stdout.strip().splitlines() or [""])[-1]
     if done.returncode == USAGE_ERROR or not report.with_suffix(".json").exists():
