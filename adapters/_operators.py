@@ -24,9 +24,12 @@ def _binary(apply, reflected: bool = False):
 
 class Operators:
     """`-a`, `a + b`, `a - b`, `a * b`, `a / b`, `a ** k`, `a @ b` (and the reflected forms) on the
-    wrapped tensors, each result wrapped in the adapter's class."""
+    wrapped tensors, each result wrapped in the adapter's class; and `len(a)`."""
 
     __slots__ = ()
+
+    def __len__(self) -> int:
+        return len(self._t)
 
     def __neg__(self):
         return type(self)(-self._t)

@@ -131,9 +131,6 @@ class Tensor(Operators):
     def zero_(self):
         raise NotSupportedByEngine("mygrad tensors have no in-place zero_ (only .grad has)")
 
-    def __len__(self) -> int:
-        return len(self._t)
-
     def __repr__(self) -> str:
         return f"mygrad_adapter.{self._t!r}"
 

@@ -172,9 +172,6 @@ class Tensor(Operators):
         """paddle's add_/mul_ take only a Tensor; torch's also take a Python number."""
         return _data(other) if isinstance(other, Tensor) else paddle.to_tensor(other, self._t.dtype)
 
-    def __len__(self) -> int:
-        return len(self._t)
-
     def __repr__(self) -> str:
         return f"paddle_adapter.{self._t!r}"
 

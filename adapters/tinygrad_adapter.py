@@ -140,9 +140,6 @@ class Tensor(Operators):
     def numpy(self) -> np.ndarray:
         return self._t.numpy()
 
-    def __len__(self) -> int:
-        return len(self._t)
-
     def __repr__(self) -> str:
         return f"tinygrad_adapter.Tensor({self._t.numpy().tolist()!r}, dtype={self._t.dtype})"
 
