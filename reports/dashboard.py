@@ -24,10 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..harness.catalog import LEVELS, load_catalog
+from .html import STATE_LABELS
 from .render import environment
 
-STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (unresponsive)",
-                "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}
 
 
 @dataclass(frozen=True)
