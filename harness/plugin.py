@@ -9,6 +9,7 @@ declare it.
 
 from __future__ import annotations
 
+import contextvars
 import importlib.util
 import os
 from pathlib import Path
@@ -22,6 +23,9 @@ from .engines import (DEFAULT_ENGINES, SHORT_NAMES, Engine, EngineLoadError, loa
                       specs_from)
 
 ENGINES_KEY = pytest.StashKey[list]()
+# The conformance test running in this process: a Script (harness/script.py) registers itself on
+# it, so that the report finds the test's last script and program on the item, not in a global.
+current_item: contextvars.ContextVar = contextvars.ContextVar("current_item", default=None)
 # Warnings the suites provoke on purpose, kept out of the run's summary wherever the suites run; set
 # on the tests themselves, so that other tests in the same environment keep their own settings.
 SUITE_WARNING_FILTERS = (
@@ -131,12 +135,17 @@ def ag(engine):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """Run a conformance test inside its engine's context (see `Engine.context`)."""
+    """Run a conformance test inside its engine's context (see `Engine.context`), with the item
+    known to the scripts it records (harness/script.py)."""
     engine = item_engine(item)
     if engine is None:
         return (yield)
-    with engine.context():
-        return (yield)
+    token = current_item.set(item)
+    try:
+        with engine.context():
+            return (yield)
+    finally:
+        current_item.reset(token)
 
 
 def item_engine(item) -> Engine | None:

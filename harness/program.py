@@ -2,8 +2,8 @@
 
 A `Program` is a list of leaves (values, dtype, requires_grad) and of nodes (one op applied to
 earlier variables). The same program runs on any engine (`run_on`), in float64 NumPy
-(`evaluate`, the oracle's forward pass), and prints as a torch script (`to_script`) that reproduces
-a failure outside the suite.
+(`evaluate`, the oracle's forward pass), and prints as the torch statements (`script_lines`) that a
+reproducer runs (harness/script.py).
 """
 
 from __future__ import annotations
@@ -114,22 +114,28 @@ class Program:
                     dtype=np.float64)
         return values
 
-    # -- the reproducer ----------------------------------------------------------------------
-    def to_script(self, *after: str) -> str:
-        """A torch script that builds this program, followed by the lines `after`."""
-        lines = ["import torch", ""]
+    # -- the program as torch code (harness/script.py runs it and prints it) -------------------
+    def script_lines(self, given=(), wrap=None) -> list[str]:
+        """The statements that build this program in a torch script, ending with `out = ...`.
+        Leaves named in `given` are left out (the script defines them); `wrap(name, line)`, if
+        given, returns the lines that replace node `name`'s line `line`."""
+        lines = []
         for leaf in self.leaves:
-            grad = ", requires_grad=True" if leaf.requires_grad else ""
-            lines.append(f"{leaf.name} = torch.tensor({leaf.values.tolist()!r}, "
-                         f"dtype=torch.{self.dtype}{grad})")
+            if leaf.name not in given:
+                grad = ", requires_grad=True" if leaf.requires_grad else ""
+                lines.append(f"{leaf.name} = torch.tensor({leaf.values.tolist()!r}, "
+                             f"dtype=torch.{self.dtype}{grad})")
         for node in self.nodes:
-            lines.append(f"{node.name} = {render(OPS[node.op], node.args, node.param)}")
+            line = f"{node.name} = {render(OPS[node.op], node.args, node.param)}"
+            lines.extend([line] if wrap is None else wrap(node.name, line))
         lines.append(f"out = {self.output}")
-        lines.extend(after)
-        return "\n".join(lines)
+        return lines
+
+    def variables(self) -> list[str]:
+        return [leaf.name for leaf in self.leaves] + [node.name for node in self.nodes] + ["out"]
 
     def __repr__(self) -> str:
-        return "\n" + self.to_script() + "\n"
+        return "\n" + "\n".join(self.script_lines()) + "\n"
 
     def _repr_pretty_(self, printer, cycle) -> None:
         """Hypothesis prints a falsifying program as its torch script."""

@@ -4,7 +4,8 @@ line per engine, and the HTML and JSON reports written at the end of every confo
 Options: `--report PATH` (default reports/conformance.html; relative paths are relative to the
 directory pytest runs in, like every file option), `--no-report`, `--json-report PATH` (default:
 next to the HTML report, .json). Under xdist, workers attach what the controller needs to
-their reports (`user_properties`: engine, behaviours, level, and for failures the reproducer and the
+their reports (`user_properties`: engine, behaviours, level, and for failures the reproducers (one per
+distinct failure, from the notes that harness/script.py puts on the exception) and the
 counterexample's graph on the engine and on torch); only the controller writes files.
 """
 
@@ -21,11 +22,11 @@ import hypothesis
 import pytest
 
 from ..harness.catalog import LEVELS
-from ..harness.checks import take_program, take_reproducer
 from ..harness.engines import EngineLoadError, load_engine
 from ..harness.outcomes import outcome
 from ..harness.plugin import (behaviour_ids, item_engine, item_level, runs_suites,
                               selected_engines)
+from ..harness.script import LAST_SCRIPT, reproducers
 from ..harness.robustness import TimeLimitExceeded, time_limit
 from ..harness.watchdog import Terminated, unresponsive_engines
 from .html import render_report
@@ -61,14 +62,18 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if call.when != "call":
         return report
-    reproducer, program = take_reproducer(), take_program()
+    script = item.stash.get(LAST_SCRIPT, None)
+    item.stash[LAST_SCRIPT] = None
     if engine is None or outcome(report) not in ("failed", "xfailed"):
         return report
-    if reproducer:
-        item.user_properties.append(("reproducer", reproducer))  # for JUnit XML
-        report.user_properties.append(("reproducer", reproducer))
-    if program is not None:
-        report.user_properties.append(("graphs", counterexample_graphs(program, engine)))
+    found = reproducers(call.excinfo.value if call.excinfo else None)
+    if not found and script is not None:
+        found = [(None, script.text())]   # the failure is outside the script's steps
+    for behaviour, text in found:
+        item.user_properties.append(("reproducer", text))  # for JUnit XML
+        report.user_properties.append(("reproducer", {"behaviour": behaviour, "script": text}))
+    if script is not None and script.program is not None:
+        report.user_properties.append(("graphs", counterexample_graphs(script.program, engine)))
     return report
 
 

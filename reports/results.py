@@ -41,7 +41,8 @@ class TestRecord:
     duration: float = 0.0       # setup + call + teardown, seconds
     error: str = ""             # failed / xfailed: the exception line(s) as pytest shows them
     traceback: str = ""         # failed / xfailed: pytest's full failure text
-    reproducer: str | None = None
+    # failed / xfailed: one per distinct failure, {"behaviour": id or None, "script": torch script}
+    reproducers: list = field(default_factory=list)
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
     crashed: bool = False       # the test took its xdist worker down
     finished: bool = False      # its last report (teardown, or a crash) has arrived
@@ -76,7 +77,11 @@ class Results:
         if "behaviours" in props:
             record.behaviours = str(props["behaviours"]).split()
         record.level = props.get("level", record.level)
-        record.reproducer = props.get("reproducer", record.reproducer)
+        for name, value in report.user_properties:
+            if name == "reproducer":   # a crash report's journal holds the script alone
+                found = value if isinstance(value, dict) else {"behaviour": None, "script": value}
+                if found not in record.reproducers:
+                    record.reproducers.append(found)
         record.graphs = props.get("graphs", record.graphs)
         record.duration += report.duration or 0.0
         record.finished = report.when == "teardown" or crashed(report)
@@ -266,9 +271,8 @@ def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary
         entry = {key: value for key, value in asdict(record).items()
                  if key not in ("graphs", "finished")}
         if not (record.failing or record.outcome == "xfailed"):
-            for key in ("error", "traceback", "reproducer"):
+            for key in ("error", "traceback", "reproducers"):
                 entry.pop(key)
-        entry["failing_program"] = entry.pop("reproducer", None)
         entry["graphs"] = record.graphs if record.outcome in ("failed", "xfailed") else None
         tests.append(entry)
     data = {

@@ -56,7 +56,8 @@ def graph(grad_fn, is_leaf):
 
 FAILED = TestRecord("suites/test_leaves.py::test_a[evil]", engine="evil", behaviours=["LEAF-3"],
                     outcome="failed", error="RuntimeError: " + HOSTILE, traceback=HOSTILE,
-                    reproducer="import torch\nx = torch.tensor([1.0]) # " + HOSTILE,
+                    reproducers=[{"behaviour": "LEAF-3",
+                                  "script": "import torch\nx = torch.tensor([1.0]) # " + HOSTILE}],
                     graphs={"engine": graph("<Evil>Backward", True),
                             "torch": graph("ExpBackward0", False)})
 PASSED = TestRecord("suites/test_leaves.py::test_a[torch]", engine="torch", behaviours=["LEAF-3"])
@@ -192,13 +193,14 @@ def test_the_json_results_carry_outcome_behaviours_engine_duration_and_failing_p
                    "[script-errors]"]
     assert failed["outcome"] == "failed" and failed["behaviours"] == ["LEAF-3"]
     assert failed["engine"] == "script-errors" and failed["duration"] > 0
-    assert failed["failing_program"].startswith("import torch")
+    [reproducer] = failed["reproducers"]
+    assert reproducer["script"].startswith("import numpy as np\nimport torch")
     assert "requires grad but is a leaf" in failed["error"]
     engine_graph, torch_graph = failed["graphs"]["engine"], failed["graphs"]["torch"]
     assert all(v["is_leaf"] is True for v in engine_graph["variables"])
     assert any(v["is_leaf"] is False and v["grad_fn"] for v in torch_graph["variables"])
     passed = tests["suites/test_leaves.py::test_created_tensors_are_leaves[torch]"]
-    assert passed["outcome"] == "passed" and passed["failing_program"] is None
+    assert passed["outcome"] == "passed" and "reproducers" not in passed
 
 
 def test_junit_xml_carries_behaviour_ids_and_the_reproducer(small_run):
@@ -207,7 +209,7 @@ def test_junit_xml_carries_behaviour_ids_and_the_reproducer(small_run):
     failed = cases["test_results_requiring_grad_are_non_leaves[script-errors]"]
     properties = {p.get("name"): p.get("value") for p in failed.iter("property")}
     assert properties["behaviours"] == "LEAF-3" and properties["engine"] == "script-errors"
-    assert properties["reproducer"].startswith("import torch")
+    assert "\nimport torch\n" in properties["reproducer"]
 
 
 def test_the_html_report_shows_the_matrix_and_the_failure(small_run):

@@ -91,7 +91,7 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
         assert re.search(rf"^{engine}: \d+/\d+ behaviours pass .*not run.*; UNRESPONSIVE$",
                          run.stdout, re.MULTILINE), run.stdout
     crashed = [t for t in by_engine["exiting-backward"] if t["crashed"]]
-    assert crashed and all(t["failing_program"] for t in crashed)  # the journaled reproducer
+    assert crashed and all(t["reproducers"] for t in crashed)  # the journaled reproducer
     assert "script-errors" not in data["run"]["unresponsive"]
     assert any(t["outcome"] == "failed" for t in by_engine["script-errors"])
 

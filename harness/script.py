@@ -1,0 +1,163 @@
+"""A test's steps, written once: each step runs on the engine and is kept as a line of a torch
+script, so that the reproducer of a failing example is exactly what ran, with its checks.
+
+A `Script` executes Python source in a namespace where `torch` is the engine's torch-like
+namespace (the adapter). What it keeps prints as a complete program: under real torch it runs to
+its end, every check passing; with `torch = <adapter>` bound after the import, it fails at the
+check that failed in the suite. A check that fails carries its script as a note on the exception
+(`Reproducer (torch script) ...`), so that each distinct failure of a test keeps its own
+reproducer, attributed to the behaviour whose check failed; the report reads it from there.
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+import textwrap
+
+import numpy as np
+import pytest
+
+from .oracles import TOLERANCES
+from .plugin import current_item
+from .program import Program
+from .watchdog import journal_reproducer
+
+IMPORTS = "import numpy as np\nimport torch\n"
+# What runs after the imports, in the printed script and in the engine's namespace alike.
+PRELUDE = '''\
+# To check another engine, bind torch to its adapter on the line above: torch = <adapter>
+to_numpy = getattr(torch, "to_numpy", lambda t: t.detach().numpy())
+
+
+def assert_close(actual, expected, rtol, atol, what):
+    """Fail unless the tensor `actual` is within rtol (relative) and atol of `expected`."""
+    assert actual is not None, f"{what} is None, expected {expected}"
+    actual = np.asarray(to_numpy(actual), dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    assert actual.shape == expected.shape, (
+        f"{what} has shape {actual.shape}, expected {expected.shape}")
+    error = np.abs(actual - expected)
+    assert np.all(error <= atol + rtol * np.abs(expected)), (
+        f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
+        f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
+'''
+FILENAME = "<reproducer>"   # tracebacks show the script's lines (see Script._execute)
+_PRELUDE_CODE = compile("\n" * IMPORTS.count("\n") + PRELUDE, FILENAME, "exec")
+NOTE_PREFIX = "Reproducer (torch script)"
+
+LAST_SCRIPT = pytest.StashKey["Script"]()
+
+
+def literal(values) -> str:
+    """`values` (array-like) as a Python literal that reads back to the same floats."""
+    text = repr(np.asarray(values, dtype=np.float64).tolist())
+    return text.replace("nan", 'float("nan")').replace("inf", 'float("inf")')
+
+
+class Script:
+    """The steps of one test example on `engine`, run as they are recorded."""
+
+    def __init__(self, engine, behaviour: str | None = None):
+        self.engine = engine
+        self.behaviour = behaviour      # named in the note of a failure, if the test checks several
+        self.program: Program | None = None
+        self.lines: list[str] = []
+        self.names: dict = {"torch": engine.ns, "np": np}
+        exec(_PRELUDE_CODE, self.names)
+        item = current_item.get()
+        if item is not None:
+            item.stash[LAST_SCRIPT] = self
+
+    # -- steps -----------------------------------------------------------------------------------
+    def build(self, program: Program, *, given=(), wrap=None) -> dict:
+        """Build `program`'s graph (its leaves, except those in `given`, which the script already
+        defines); `wrap(name, line)` may replace a node's line with lines that change it (detach
+        it, hook it, run it under no_grad). Returns every variable's tensor by name."""
+        if wrap is None:
+            self.program = program      # the report draws it; a wrapped program would mislead
+        self.run(*program.script_lines(given=given, wrap=wrap))
+        return {name: self.names[name] for name in program.variables()}
+
+    def run(self, *lines: str) -> None:
+        """Run `lines` (Python source, several statements or a block) on the engine."""
+        __tracebackhide__ = True
+        self._execute("\n".join(lines))
+
+    def value(self, expression: str):
+        """What `expression` evaluates to on the engine (nothing is recorded: for reading a value
+        that a later step's text needs, never for a check)."""
+        return eval(expression, self.names)
+
+    # -- checks ----------------------------------------------------------------------------------
+    def check(self, condition: str, message: str, *, behaviour: str | None = None) -> None:
+        """Assert `condition` (Python source); `message` is an f-string's text, so it may show
+        values of the script's variables in braces."""
+        __tracebackhide__ = True
+        self._execute(f"assert {condition}, f{message!r}", behaviour)
+
+    def check_close(self, expression: str, expected, *, dtype: str, oracle: str,
+                    behaviour: str | None = None) -> None:
+        """Assert that the tensor `expression` matches `expected` (the `oracle`'s values) within
+        `dtype`'s tolerance (harness/oracles.py); None fails as None."""
+        __tracebackhide__ = True
+        tolerance = TOLERANCES[dtype]
+        expected = np.asarray(expected, dtype=np.float64)
+        atol = tolerance.atol_scale * max(1.0, float(np.max(np.abs(expected), initial=0.0)))
+        what = f"{expression} ({oracle} oracle)"
+        self._execute(f"assert_close({expression}, {literal(expected)}, rtol={tolerance.rtol!r}, "
+                      f"atol={_float(atol)}, what={what!r})", behaviour)
+
+    def raises(self, code: str, message: str | None = None, *, error: str = "RuntimeError",
+               behaviour: str | None = None) -> None:
+        """Run `code` and assert that it raises `error` (with `message` in its text, if given)."""
+        __tracebackhide__ = True
+        check = (f"    assert {message!r} in str(error), f\"the error says: {{error}}\"\n"
+                 if message else "    pass\n")
+        self._execute(f"try:\n{textwrap.indent(code, '    ')}\nexcept {error} as error:\n{check}"
+                      f"else:\n    raise AssertionError({(code + ' did not raise ' + error)!r})",
+                      behaviour)
+
+    # -- the printed script ----------------------------------------------------------------------
+    def text(self) -> str:
+        return IMPORTS + PRELUDE + "\n\n" + "\n".join(self.lines) + "\n"
+
+    def _execute(self, source: str, behaviour: str | None = None) -> None:
+        __tracebackhide__ = True
+        offset = self.text().count("\n")
+        self.lines.append(source)
+        text = self.text()
+        journal_reproducer(text)
+        # Compiled at its line in the whole script, which linecache holds for tracebacks.
+        linecache.cache[FILENAME] = (len(text), None, text.splitlines(True), FILENAME)
+        try:
+            exec(compile("\n" * offset + source, FILENAME, "exec"), self.names)
+        except Exception as failure:
+            self._attach(failure, behaviour or self.behaviour)
+            raise
+
+    def _attach(self, failure: BaseException, behaviour: str | None) -> None:
+        """Note this script on `failure`, once: it ends with the step that failed."""
+        notes = getattr(failure, "__notes__", [])
+        if not any(note.startswith(NOTE_PREFIX) for note in notes):
+            heading = f"{NOTE_PREFIX} of {behaviour}" if behaviour else NOTE_PREFIX
+            failure.add_note(f"{heading}:\n{self.text()}")
+
+
+def _float(value: float) -> str:
+    return repr(value) if math.isfinite(value) else f'float("{value}")'
+
+
+def reproducers(failure: BaseException | None) -> list[tuple[str | None, str]]:
+    """(behaviour or None, script) of each failure in `failure` (an exception group holds one per
+    distinct failure that hypothesis found), in order."""
+    if failure is None:
+        return []
+    if isinstance(failure, BaseExceptionGroup):
+        return [found for member in failure.exceptions for found in reproducers(member)]
+    for note in getattr(failure, "__notes__", []):
+        if note.startswith(NOTE_PREFIX):
+            heading, _, script = note.partition(":\n")
+            behaviour = heading.removeprefix(NOTE_PREFIX).removeprefix(" of ").strip() or None
+            return [(behaviour, script)]
+    return []
