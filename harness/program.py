@@ -43,6 +43,9 @@ class Program:
     def leaf(self, name: str) -> Leaf:
         return next(leaf for leaf in self.leaves if leaf.name == name)
 
+    def node(self, name: str) -> Node:
+        return next(node for node in self.nodes if node.name == name)
+
     def requires_grad(self, name: str) -> bool:
         """Whether variable `name` requires grad (in grad mode): torch's propagation rule REQ-8."""
         if not self._requires_grad:

@@ -15,25 +15,23 @@ import datetime
 import platform
 import sys
 import time
-from functools import cache
 from pathlib import Path
 
 import hypothesis
 import pytest
 
 from ..harness.catalog import LEVELS
-from ..harness.engines import EngineLoadError, load_engine
 from ..harness.outcomes import outcome
 from ..harness.plugin import (behaviour_ids, item_engine, item_level, runs_suites,
                               selected_engines)
-from ..harness.script import LAST_SCRIPT, reproducers
 from ..harness.robustness import TimeLimitExceeded, time_limit
+from ..harness.script import LAST_SCRIPT, reproducers
 from ..harness.watchdog import Terminated, unresponsive_engines
 from .html import render_report
 from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
-                      module_durations, results_json)
+                      expected_graph, module_durations, results_json)
 
-GRAPH_TIME_LIMIT = 10.0  # seconds to rebuild a counterexample on an engine for its picture
+GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
 
 
 def pytest_addoption(parser):
@@ -73,33 +71,21 @@ def pytest_runtest_makereport(item, call):
         item.user_properties.append(("reproducer", text))  # for JUnit XML
         report.user_properties.append(("reproducer", {"behaviour": behaviour, "script": text}))
     if script is not None and script.program is not None:
-        report.user_properties.append(("graphs", counterexample_graphs(script.program, engine)))
+        report.user_properties.append(("graphs", counterexample_graphs(script, engine)))
     return report
 
 
-def counterexample_graphs(program, engine) -> dict:
-    """The counterexample's graph as the engine builds it, and as torch does (if installed)."""
-    graphs = {"engine": _graph_within_limit(program, engine), "torch": None}
-    reference = _torch_engine(engine.device) if not engine.name.startswith("torch") else None
-    if reference is not None:
-        graphs["torch"] = _graph_within_limit(program, reference)
-    return graphs
-
-
-def _graph_within_limit(program, engine) -> dict:
+def counterexample_graphs(script, engine) -> dict:
+    """The counterexample's graph as the engine built it in the failing example, and as torch
+    builds it (by the catalog's rules: no second engine is loaded or run)."""
+    tensors = {name: script.names[name] for name in script.program.variables()
+               if name in script.names}
     try:
         with time_limit(GRAPH_TIME_LIMIT):
-            return describe_graph(program, engine)
+            built = describe_graph(script.program, engine, tensors)
     except TimeLimitExceeded:
-        return {"variables": [], "error": f"building the graph took over {GRAPH_TIME_LIMIT:g} s"}
-
-
-@cache
-def _torch_engine(device: str):
-    try:
-        return load_engine("torch", device)
-    except EngineLoadError:
-        return None
+        built = {"variables": [], "error": f"reading the graph took over {GRAPH_TIME_LIMIT:g} s"}
+    return {"engine": built, "torch": expected_graph(script.program)}
 
 
 # -- on the controller ---------------------------------------------------------------------------

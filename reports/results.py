@@ -3,7 +3,7 @@ every engine, per-engine summaries, and the JSON results file.
 
 Everything here is built from pytest reports (what xdist sends to the controller) and from the
 catalog; nothing here talks to an engine, except `describe_graph`, which the worker that ran a
-failing test calls to capture the counterexample's graph.
+failing test calls to read the counterexample's graph from the example's own tensors.
 
 Why not pytest-reportlog for the JSON: it logs every report of every phase as it comes, which a
 reader would have to fold into tests, behaviours and engines again; the results file is that fold
@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 
 from ..harness.catalog import LEVELS, load_catalog
+from ..harness.ops import OPS
 from ..harness.outcomes import crashed, error_text, outcome, reason
 from ..harness.watchdog import NOT_RUN
 
@@ -219,32 +220,52 @@ def module_durations(results: Results) -> dict[str, float]:
 
 
 # -- the counterexample's graph -----------------------------------------------------------------
-def describe_graph(program, engine) -> dict:
-    """Run `program` on `engine` and read, for every variable, what the engine says about it:
+def _variables(program) -> list[dict]:
+    return ([{"name": leaf.name, "op": None, "args": []} for leaf in program.leaves]
+            + [{"name": node.name, "op": node.op, "args": list(node.args)}
+               for node in program.nodes])
+
+
+def describe_graph(program, engine, tensors: dict) -> dict:
+    """Read, for every variable of `program`, what the engine says about its tensor in `tensors`
+    (the failing example's own, from its script: nothing is run again):
     {"variables": [{name, op, args, is_leaf, requires_grad, grad_fn, edges}], "error": str | None,
     "grad_fn_names": bool}. `grad_fn` is the node's label (`grad_fn.name()` where the node has
     one, else its class name); `edges` says, per operand, whether next_functions has a node for
     it, and is read only from engines that declare `graph`; `grad_fn_names` says whether the
     engine declares torch's node names, so that the picture compares names only then. Values are
     strings or booleans as the engine gave them; nothing is interpreted."""
-    variables = [{"name": leaf.name, "op": None, "args": []} for leaf in program.leaves]
-    variables += [{"name": node.name, "op": node.op, "args": list(node.args)}
-                  for node in program.nodes]
-    names = engine.has("grad_fn_names")
-    try:
-        tensors = program.run_on(engine)
-    except Exception as error:  # noqa: BLE001 - the engine's error is what the picture shows
-        return {"variables": variables, "error": f"{type(error).__name__}: {error}",
-                "grad_fn_names": names}
+    variables = _variables(program)
+    missing = [variable["name"] for variable in variables if variable["name"] not in tensors]
     for variable in variables:
         tensor = tensors.get(variable["name"])
+        if tensor is None:
+            continue
         variable["is_leaf"] = _read(lambda: bool(tensor.is_leaf))
         variable["requires_grad"] = _read(lambda: bool(tensor.requires_grad))
         variable["grad_fn"] = _read(lambda: node_label(tensor.grad_fn))
         variable["edges"] = (_read(lambda: [child is not None for child, _ in
                                             tensor.grad_fn.next_functions])
                              if engine.has("graph") and variable["grad_fn"] is not None else None)
-    return {"variables": variables, "error": None, "grad_fn_names": names}
+    error = f"not built: {', '.join(missing)} (the script failed before)" if missing else None
+    return {"variables": variables, "error": error, "grad_fn_names": engine.has("grad_fn_names")}
+
+
+def expected_graph(program) -> dict:
+    """The graph torch builds for `program`, by the catalog's rules rather than by running torch:
+    a result requires grad iff an input does (REQ-8) and is then a non-leaf (LEAF-3) whose node is
+    the op's torch node (harness/ops.py), with an edge per operand that requires grad (GFN-3)."""
+    variables = _variables(program)
+    for variable in variables:
+        requires_grad = program.requires_grad(variable["name"])
+        node = variable["op"] is not None and requires_grad
+        variable["requires_grad"] = requires_grad
+        variable["is_leaf"] = not node
+        variable["grad_fn"] = (OPS[variable["op"]].grad_fn_name(program.node(variable["name"]).param)
+                               if node else None)
+        variable["edges"] = ([program.requires_grad(arg) for arg in variable["args"]]
+                             if node else None)
+    return {"variables": variables, "error": None, "grad_fn_names": True}
 
 
 def node_label(grad_fn) -> str | None:

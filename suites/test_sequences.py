@@ -9,7 +9,7 @@ The model knows each graph's gradient analytically. Its four formulas are chosen
 at backward (freed graph, modified saved tensor) is raised by the first node after the root,
 before anything is accumulated, as in torch."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -17,8 +17,7 @@ from hypothesis import settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
 
-from autograd_conformance.harness.checks import engine_tensor, grad_or_none, record_reproducer
-from autograd_conformance.harness.oracles import assert_close
+from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import values
 
 behaviour = pytest.mark.behaviour
@@ -36,10 +35,10 @@ FORMULAS = tuple(SCRIPTS)
 
 @dataclass
 class Root:
-    """One forward graph: out (a 0-dim tensor) from an intermediate h."""
+    """One forward graph: the script's variable `name` (a 0-dim tensor) from an intermediate
+    h_<name>."""
     name: str
-    out: object
-    h: object
+    h_values: np.ndarray           # h's values when the graph was built
     recorded: bool                 # built in grad mode: out requires grad
     saves: bool                    # some node on the path saved tensors (freed by backward)
     saves_h: bool                  # a node saved h itself (modifying h breaks backward)
@@ -48,10 +47,14 @@ class Root:
     freed: bool = False
     h_modified: bool = False
     h_retained: bool = False
-    h_model: np.ndarray | None = field(default=None)
+    h_model: np.ndarray | None = None
     source: "Root | None" = None   # the root whose h (and version counter) this graph saved
                                    # through h.detach(), possibly repeated
     h_untracked: bool = False      # h.grad is not promised any more (after a failed backward)
+
+    @property
+    def h(self) -> str:
+        return f"h_{self.name}"
 
 
 def _formula(formula, a, b, c):
@@ -69,70 +72,36 @@ def _formula(formula, a, b, c):
 
 
 class AutogradSequence(RuleBasedStateMachine):
+    """Every step is a line of one Script on the engine; the invariant's checks are lines too, so
+    a failing sequence prints as a torch script that fails at the check that found it."""
+
     def __init__(self, engine):
         super().__init__()
-        self.engine, self.ag = engine, engine.ns
+        self.engine = engine
         self.dtype = "float64" if engine.has("float64") else "float32"
         self.roots: list[Root] = []
         self.grad_enabled = True
-        self.script = ["import torch"]
-
-    # -- helpers -------------------------------------------------------------------------------
-    def say(self, line):
-        self.script.append(line)
-
-    def fail_with_script(self, check):
-        try:
-            check()
-        except AssertionError:
-            record_reproducer("\n".join(self.script))
-            raise
-
-    def tensors(self):
-        return {"a": self.a, "b": self.b, "c": self.c}
+        self.script = Script(engine)
 
     # -- steps ---------------------------------------------------------------------------------
     @initialize(data=st.data())
     def create_leaves(self, data):
         self.values = {name: data.draw(values((SIZE,), self.dtype), label=name)
                        for name in ("a", "b", "c")}
-        self.a = engine_tensor(self.engine, self.values["a"], self.dtype, requires_grad=True)
-        self.b = engine_tensor(self.engine, self.values["b"], self.dtype, requires_grad=True)
-        self.c = engine_tensor(self.engine, self.values["c"], self.dtype)
         self.model = {"a": None, "b": None}
-        for name in ("a", "b"):
-            self.say(f"{name} = torch.tensor({self.values[name].tolist()}, "
-                     f"dtype=torch.{self.dtype}, requires_grad=True)")
-        self.say(f"c = torch.tensor({self.values['c'].tolist()}, dtype=torch.{self.dtype})")
+        self.script.run(*(f"{name} = torch.tensor({self.values[name].tolist()!r}, "
+                          f"dtype=torch.{self.dtype}{grad})"
+                          for name, grad in (("a", ", requires_grad=True"),
+                                             ("b", ", requires_grad=True"), ("c", ""))))
 
     @rule(formula=st.sampled_from(FORMULAS), under_no_grad=st.booleans())
     def build(self, formula, under_no_grad):
         """Build a new forward graph (under no_grad if asked, or if grad mode is off)."""
-        a, b, c, ag = self.a, self.b, self.c, self.ag
         name = f"r{len(self.roots)}"
-
-        def forward():
-            if formula == "sum(a * b)":
-                h = a * b
-                return h, h.sum()
-            if formula == "mean(a + b)":
-                h = a + b
-                return h, h.mean()
-            if formula == "sum(tanh(a + b))":
-                h = ag.tanh(a + b)
-                return h, h.sum()
-            h = a - c
-            return h, (h * h).sum()
-
-        if under_no_grad:
-            with ag.no_grad():
-                h, out = forward()
-        else:
-            h, out = forward()
         prefix = "with torch.no_grad(): " if under_no_grad else ""
-        self.say(prefix + SCRIPTS[formula].format(h=f"h_{name}", out=name))
-        _, grads, h_grad, saves, saves_h = _formula(formula, *(self.values[k] for k in "abc"))
-        self.roots.append(Root(name, out, h, self.grad_enabled and not under_no_grad, saves,
+        self.script.run(prefix + SCRIPTS[formula].format(h=f"h_{name}", out=name))
+        h, grads, h_grad, saves, saves_h = _formula(formula, *(self.values[k] for k in "abc"))
+        self.roots.append(Root(name, h, self.grad_enabled and not under_no_grad, saves,
                                saves_h, grads, h_grad))
 
     @precondition(lambda self: self.roots)
@@ -146,13 +115,10 @@ class AutogradSequence(RuleBasedStateMachine):
         source = root.source or root
         if source.h_modified:
             return  # the model does not track h's values after in-place changes
-        h_values = self.engine.to_numpy(root.h).astype(np.float64)
-        h = root.h.detach()
-        out = (h * self.a).sum()
         name = f"r{len(self.roots)}"
-        self.say(f"h_{name} = h_{root.name}.detach(); {name} = (h_{name} * a).sum()")
-        self.roots.append(Root(name, out, h, self.grad_enabled, True, False, {"a": h_values},
-                               np.zeros(SIZE), source=source))
+        self.script.run(f"h_{name} = {root.h}.detach(); {name} = (h_{name} * a).sum()")
+        self.roots.append(Root(name, root.h_values, self.grad_enabled, True, False,
+                               {"a": root.h_values}, np.zeros(SIZE), source=source))
 
     @precondition(lambda self: self.roots)
     @rule(data=st.data(), retain=st.booleans(), scale=st.sampled_from([None, 1.0, -2.0, 0.5]))
@@ -160,23 +126,25 @@ class AutogradSequence(RuleBasedStateMachine):
         """backward on one graph; must raise when nothing requires grad, when the graph was freed,
         or when a saved tensor was modified; otherwise accumulates scale * d out / d leaf."""
         root = data.draw(st.sampled_from(self.roots), label="root")
-        gradient = None if scale is None else engine_tensor(self.engine, scale, self.dtype)
-        self.say(f"{root.name}.backward("
-                 f"{'' if scale is None else f'torch.tensor({scale}), '}retain_graph={retain})")
+        gradient = "" if scale is None else f"torch.tensor({scale}, dtype=torch.{self.dtype}), "
+        call = f"{root.name}.backward({gradient}retain_graph={retain})"
         modified_saved = (root.h_modified and root.saves_h) or (
             root.source is not None and root.source.h_modified)  # detach() shares the version
         must_raise = (not root.recorded) or root.freed or modified_saved
-        try:
-            root.out.backward(gradient, retain_graph=retain)
-            raised = None
-        except RuntimeError as error:
-            raised = error
-        self.fail_with_script(lambda: _check_raised(root, must_raise, raised))
+        # Whether it raises is the check, so the error is caught and kept in `raised`.
+        self.script.run("try:", f"    {call}", "    raised = None",
+                        "except RuntimeError as error:", "    raised = error")
         if must_raise:
+            reason = ("it was built without recording" if not root.recorded else
+                      "its saved tensors were freed" if root.freed else
+                      "a saved tensor was modified")
+            self.script.check("raised is not None", f"{root.name}.backward() must raise: {reason}")
             # torch may already have run h's retain_grad hook when a node below h raises: the
             # docs promise nothing about a retained gradient after a failed backward
             root.h_retained, root.h_untracked = False, True
             return
+        self.script.check("raised is None",
+                          f"{root.name}.backward() raised unexpectedly: {{raised}}")
         weight = 1.0 if scale is None else scale
         for name, grad in root.leaf_grads.items():
             current = self.model[name]
@@ -192,21 +160,13 @@ class AutogradSequence(RuleBasedStateMachine):
     def zero_one_grad(self, data, way):
         name = data.draw(st.sampled_from([n for n, g in self.model.items() if g is not None]),
                          label="leaf")
-        tensor = self.tensors()[name]
-        self.say(f"{name}.{way}")
-        if way == "grad = None":
-            tensor.grad = None
-            self.model[name] = None
-        else:
-            tensor.grad.zero_()
-            self.model[name] = np.zeros(SIZE)
+        self.script.run(f"{name}.{way}")
+        self.model[name] = None if way == "grad = None" else np.zeros(SIZE)
 
     @precondition(lambda self: self.engine.has("optim"))
     @rule(set_to_none=st.booleans())
     def optimizer_zero_grad(self, set_to_none):
-        optimizer = self.ag.optim.SGD([self.a, self.b], lr=0.1)
-        self.say(f"torch.optim.SGD([a, b], lr=0.1).zero_grad(set_to_none={set_to_none})")
-        optimizer.zero_grad(set_to_none=set_to_none)
+        self.script.run(f"torch.optim.SGD([a, b], lr=0.1).zero_grad(set_to_none={set_to_none})")
         for name, grad in self.model.items():
             if grad is not None:
                 self.model[name] = None if set_to_none else np.zeros(SIZE)
@@ -219,8 +179,7 @@ class AutogradSequence(RuleBasedStateMachine):
         if not candidates:
             return
         root = data.draw(st.sampled_from(candidates), label="retain whose h")
-        self.say(f"h_{root.name}.retain_grad()")
-        root.h.retain_grad()
+        self.script.run(f"{root.h}.retain_grad()")
         root.h_retained = True
 
     @precondition(lambda self: self.roots and self.engine.has("inplace"))
@@ -233,23 +192,20 @@ class AutogradSequence(RuleBasedStateMachine):
         if not candidates:
             return
         root = data.draw(st.sampled_from(candidates), label="modify whose h")
-        self.say(f"h_{root.name}.mul_(2.0)")
-        root.h.mul_(2.0)
+        self.script.run(f"{root.h}.mul_(2.0)")
         root.h_modified = True
 
     @precondition(lambda self: self.engine.has("inplace"))
     @rule()
     def modify_constant_in_place(self):
         """c (a plain leaf) += 1: later graphs see the new value; earlier ones never saved c."""
-        self.say("c.add_(1.0)")
-        self.c.add_(1.0)
+        self.script.run("c.add_(1.0)")
         self.values["c"] = self.values["c"] + 1.0
 
     @precondition(lambda self: self.engine.has("grad_mode"))
     @rule(enabled=st.booleans())
     def set_grad_enabled(self, enabled):
-        self.say(f"torch.set_grad_enabled({enabled})")
-        self.ag.set_grad_enabled(enabled)
+        self.script.run(f"torch.set_grad_enabled({enabled})")
         self.grad_enabled = enabled
 
     # -- the state -----------------------------------------------------------------------------
@@ -257,39 +213,28 @@ class AutogradSequence(RuleBasedStateMachine):
     def grads_match_the_model(self):
         if not hasattr(self, "model"):
             return
-        self.fail_with_script(self._check_grads)
-
-    def _check_grads(self):
         for name, expected in self.model.items():
-            got = grad_or_none(self.engine, self.tensors()[name])
             if expected is None:
-                assert got is None, f"{name}.grad should be None, but is {got.tolist()}"
+                self.script.check(f"{name}.grad is None",
+                                  f"{name}.grad should be None, but is {{{name}.grad}}")
             else:
-                assert got is not None, f"{name}.grad is None, expected {expected.tolist()}"
-                assert_close(got, expected, dtype=self.dtype, oracle="sequence model",
-                             what=f"{name}.grad")
-        assert grad_or_none(self.engine, self.c) is None, "c does not require grad but has .grad"
+                self.script.check_close(f"{name}.grad", expected, dtype=self.dtype,
+                                        oracle="sequence model")
+        self.script.check("c.grad is None", "c does not require grad but has .grad {c.grad}")
         for root in self.roots:
             if root.h_retained:
-                got = grad_or_none(self.engine, root.h)
                 if root.h_model is None:
-                    assert got is None, f"h_{root.name}.grad before any backward: {got}"
+                    self.script.check(f"{root.h}.grad is None",
+                                      f"{root.h}.grad before any backward: {{{root.h}.grad}}")
                 else:
-                    assert_close(got, root.h_model, dtype=self.dtype, oracle="sequence model",
-                                 what=f"h_{root.name}.grad (retained)")
+                    self.script.check_close(f"{root.h}.grad", root.h_model, dtype=self.dtype,
+                                            oracle="sequence model (retained)")
 
     def teardown(self):
+        # Not a step of the sequence: grad mode is global, and the next example (and test) must
+        # start with it on, whatever this sequence left.
         if self.engine.has("grad_mode"):
-            self.ag.set_grad_enabled(True)
-
-
-def _check_raised(root, must_raise, raised):
-    if must_raise:
-        reason = ("it was built without recording" if not root.recorded else
-                  "its saved tensors were freed" if root.freed else "a saved tensor was modified")
-        assert raised is not None, f"{root.name}.backward() must raise: {reason}"
-    else:
-        assert raised is None, f"{root.name}.backward() raised unexpectedly: {raised}"
+            self.engine.ns.set_grad_enabled(True)
 
 
 @behaviour("SEQ-1")

@@ -11,13 +11,16 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
+from autograd_conformance.harness.strategies import programs
 from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
 from autograd_conformance.reports.results import (Results, TestRecord, behaviour_matrix,
                                                   cell_state, describe_graph, engine_summaries,
-                                                  module_durations, node_label, results_json)
+                                                  expected_graph, module_durations, node_label,
+                                                  results_json)
 from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
 from scripts.conformance_table import rows
 from tests.conformance_run import run_suites
@@ -148,13 +151,30 @@ def test_describe_graph_reads_edges_and_names_only_where_declared():
                                   Leaf("x1", np.array([2.0, 3.0]), False)),
                       (Node("v2", "mul", ("x0", "x1")),), "v2")
     torch_engine = load_engine("torch")
-    full = describe_graph(program, torch_engine)
-    assert full["grad_fn_names"] is True
+    tensors = program.run_on(torch_engine)
+    full = describe_graph(program, torch_engine, tensors)
+    assert full["grad_fn_names"] is True and full["error"] is None
     assert full["variables"][2]["grad_fn"] == "MulBackward0"
     assert full["variables"][2]["edges"] == [True, False]  # x1 does not require grad
     core_only = describe_graph(program, dataclasses.replace(
-        torch_engine, capabilities=frozenset({"core"})))
+        torch_engine, capabilities=frozenset({"core"})), tensors)
     assert core_only["grad_fn_names"] is False and core_only["variables"][2]["edges"] is None
+    unbuilt = describe_graph(program, torch_engine, {"x0": tensors["x0"]})
+    assert unbuilt["error"] == "not built: x1, v2 (the script failed before)"
+
+
+def test_the_expected_graph_is_the_one_torch_builds():
+    """The report draws torch's graph by the catalog's rules; on random programs it is what torch
+    itself builds."""
+    torch_engine = load_engine("torch")
+
+    @settings(max_examples=40, deadline=None)
+    @given(programs(torch_engine, requires_grad="mixed"))
+    def check(program):
+        built = describe_graph(program, torch_engine, program.run_on(torch_engine))
+        assert expected_graph(program) == built
+
+    check()
 
 
 def test_a_partial_run_says_so_at_the_top():
