@@ -218,11 +218,12 @@ class Watchdog:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem, report, sched):
-        """xdist's report of a test whose worker died: a fault of its engine, with the reproducer
-        the worker journaled."""
+        """xdist's report of a test whose worker died: a fault of its engine, with the engine's
+        name and the reproducer the worker journaled (the report carries no other metadata)."""
         engine = _engine_of(self.config, crashitem)
         if engine is not None:
             self.state.record_fault(engine, "crashed")
+            report.user_properties.append(("engine", engine))
         nodeid, reproducer = self.state.read_journal(report.node.gateway.id)
         if nodeid == crashitem and reproducer:
             report.user_properties.append(("reproducer", reproducer))

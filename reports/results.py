@@ -14,7 +14,6 @@ unresponsive reasons), which scripts/conformance_table.py turns into the README'
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -26,9 +25,6 @@ from ..harness.watchdog import NOT_RUN
 # A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
 # because its engine stopped responding (harness/watchdog.py).
 STATES = ("failed", "cancelled", "xfailed", "skipped", "passed")
-_ENGINE_PARAM = re.compile(r"\[(?:.*-)?([^\[\]-]+)\]$")
-
-
 @dataclass
 class TestRecord:
     __test__ = False  # not a pytest test class
@@ -58,12 +54,6 @@ class TestRecord:
         return self.outcome in ("failed", "xpassed")
 
 
-def engine_of_nodeid(nodeid: str) -> str | None:
-    """The engine parameter of a test id, for reports that carry no metadata (a crashed worker)."""
-    match = _ENGINE_PARAM.search(nodeid)
-    return match.group(1) if match else None
-
-
 class Results:
     """Test records in report order, fed with every `TestReport` of the run."""
 
@@ -74,7 +64,7 @@ class Results:
     def add_report(self, report) -> None:
         record = self.records.setdefault(report.nodeid, TestRecord(report.nodeid))
         props = dict(report.user_properties)
-        record.engine = props.get("engine", record.engine) or engine_of_nodeid(report.nodeid)
+        record.engine = props.get("engine", record.engine)
         if "behaviours" in props:
             record.behaviours = str(props["behaviours"]).split()
         record.level = props.get("level", record.level)
