@@ -1,8 +1,10 @@
 """The differentiable op set of the random programs, one row per op.
 
-Each op is written three times, side by side, so that they cannot drift apart: how to call it on an
-engine (the torch-like namespace `ag`), how to compute it in float64 NumPy (the oracle), and how it
-reads in a torch script (the reproducer printed for a failing example). `saves_tensors` records
+Each op is written side by side, so that its forms cannot drift apart: how to call it on an engine
+(the torch-like namespace `ag`), how it reads in a torch script (what a test's Script runs and
+prints), how to compute it in float64 NumPy (the oracle's forward pass) and its vector-Jacobian
+product in float64 NumPy (`vjp`: the analytic oracle's backward pass, checked against central
+differences and against torch by tests/test_oracles.py). `saves_tensors` records
 whether torch's backward node for the op keeps tensors for backward: only then does a second
 backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says where the op is smooth
 and well conditioned, so that finite differences are a reliable oracle (see programs.py).
@@ -10,7 +12,7 @@ and well conditioned, so that finite differences are a reliable oracle (see prog
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -35,6 +37,8 @@ class OpSpec:
     saves_tensors: bool
     grad_fn_name: Callable[[Any], str]  # param -> torch's grad_fn class name
     domain: Callable[..., bool] = lambda *arrays_and_param: True
+    # (upstream gradient, inputs, param, result) -> one gradient per input, in the input's shape
+    vjp: Callable[..., tuple] = field(kw_only=True)
 
 
 def _sum_np(a, dim):
@@ -65,48 +69,101 @@ def _dim_text(dim):
     return "" if dim is None else f"dim={dim}"
 
 
+def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """Sum `grad` over the dims that broadcasting added to or stretched in `shape`."""
+    grad = np.sum(grad, axis=tuple(range(grad.ndim - len(shape)))) if grad.ndim > len(shape) else grad
+    stretched = tuple(dim for dim, size in enumerate(shape) if size == 1 and grad.shape[dim] != 1)
+    return np.sum(grad, axis=stretched, keepdims=True).reshape(shape)
+
+
+def _binary(d_first, d_second):
+    """The vjp of a broadcasting binary op from its local derivatives (g, a, b, result) -> array."""
+    def vjp(g, inputs, param, result):
+        a, b = inputs
+        return (_unbroadcast(d_first(g, a, b, result), a.shape),
+                _unbroadcast(d_second(g, a, b, result), b.shape))
+    return vjp
+
+
+def _unary(derivative):
+    """The vjp of an elementwise unary op from its derivative (a, param, result) -> array."""
+    return lambda g, inputs, param, result: (g * derivative(inputs[0], param, result),)
+
+
+def _reduction_vjp(g, inputs, param, result, mean: bool = False):
+    (a,) = inputs
+    if param is not None:
+        g = np.expand_dims(g, param)
+    count = a.size if param is None else a.shape[param]
+    return (np.broadcast_to(g / count if mean else g, a.shape).copy(),)
+
+
+def _index_vjp(g, inputs, param, result):
+    (a,) = inputs
+    grad = np.zeros_like(a)
+    grad[param if isinstance(param, int) else slice(*param)] = g
+    return (grad,)
+
+
 OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
     OpSpec("add", 2, lambda ag, a, b, p: a + b, lambda a, b, p: a + b, "{0} + {1}", False,
-           lambda p: "AddBackward0"),
+           lambda p: "AddBackward0",
+           vjp=_binary(lambda g, a, b, r: g, lambda g, a, b, r: g)),
     OpSpec("sub", 2, lambda ag, a, b, p: a - b, lambda a, b, p: a - b, "{0} - {1}", False,
-           lambda p: "SubBackward0"),
+           lambda p: "SubBackward0",
+           vjp=_binary(lambda g, a, b, r: g, lambda g, a, b, r: -g)),
     OpSpec("mul", 2, lambda ag, a, b, p: a * b, lambda a, b, p: a * b, "{0} * {1}", True,
-           lambda p: "MulBackward0"),
+           lambda p: "MulBackward0",
+           vjp=_binary(lambda g, a, b, r: g * b, lambda g, a, b, r: g * a)),
     OpSpec("div", 2, lambda ag, a, b, p: a / b, lambda a, b, p: a / b, "{0} / {1}", True,
            lambda p: "DivBackward0",
-           domain=lambda a, b, p: bool(np.all(np.abs(b) >= DIV_MIN))),
+           domain=lambda a, b, p: bool(np.all(np.abs(b) >= DIV_MIN)),
+           vjp=_binary(lambda g, a, b, r: g / b, lambda g, a, b, r: -g * a / b ** 2)),
     OpSpec("neg", 1, lambda ag, a, p: -a, lambda a, p: -a, "-{0}", False,
-           lambda p: "NegBackward0"),
+           lambda p: "NegBackward0",
+           vjp=_unary(lambda a, p, r: -1.0)),
     OpSpec("pow", 1, lambda ag, a, p: a ** p, lambda a, p: a ** float(p), "{0} ** {p}", True,
            lambda p: "PowBackward0",
            domain=lambda a, p: bool(np.all(np.abs(a) <= POW_BASE_MAX)
-                                    and (p >= 0 or np.all(np.abs(a) >= DIV_MIN)))),
+                                    and (p >= 0 or np.all(np.abs(a) >= DIV_MIN))),
+           vjp=_unary(lambda a, p, r: p * a ** float(p - 1) if p != 0 else 0.0 * a)),
     OpSpec("exp", 1, lambda ag, a, p: ag.exp(a), lambda a, p: np.exp(a), "torch.exp({0})", True,
-           lambda p: "ExpBackward0", domain=lambda a, p: bool(np.all(a <= EXP_MAX))),
+           lambda p: "ExpBackward0", domain=lambda a, p: bool(np.all(a <= EXP_MAX)),
+           vjp=_unary(lambda a, p, r: r)),
     OpSpec("log", 1, lambda ag, a, p: ag.log(a), lambda a, p: np.log(a), "torch.log({0})", True,
-           lambda p: "LogBackward0", domain=lambda a, p: bool(np.all(a >= LOG_MIN))),
+           lambda p: "LogBackward0", domain=lambda a, p: bool(np.all(a >= LOG_MIN)),
+           vjp=_unary(lambda a, p, r: 1.0 / a)),
     OpSpec("tanh", 1, lambda ag, a, p: ag.tanh(a), lambda a, p: np.tanh(a), "torch.tanh({0})", True,
-           lambda p: "TanhBackward0"),
+           lambda p: "TanhBackward0",
+           vjp=_unary(lambda a, p, r: 1.0 - r ** 2)),
     OpSpec("sigmoid", 1, lambda ag, a, p: ag.sigmoid(a), lambda a, p: _sigmoid_np(a),
-           "torch.sigmoid({0})", True, lambda p: "SigmoidBackward0"),
+           "torch.sigmoid({0})", True, lambda p: "SigmoidBackward0",
+           vjp=_unary(lambda a, p, r: r * (1.0 - r))),
     OpSpec("relu", 1, lambda ag, a, p: ag.relu(a), lambda a, p: np.maximum(a, 0.0),
            "torch.relu({0})", True, lambda p: "ReluBackward0",
-           domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN))),
+           domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN)),
+           vjp=_unary(lambda a, p, r: (a > 0).astype(np.float64))),
     OpSpec("sum", 1, lambda ag, a, p: a.sum() if p is None else a.sum(dim=p),
            lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
-           lambda p: "SumBackward0" if p is None else "SumBackward1"),
+           lambda p: "SumBackward0" if p is None else "SumBackward1",
+           vjp=_reduction_vjp),
     OpSpec("mean", 1, lambda ag, a, p: a.mean() if p is None else a.mean(dim=p),
            lambda a, p: _mean_np(a, p), "{0}.mean({p_dim})", False,
-           lambda p: "MeanBackward0" if p is None else "MeanBackward1"),
+           lambda p: "MeanBackward0" if p is None else "MeanBackward1",
+           vjp=lambda g, inputs, p, r: _reduction_vjp(g, inputs, p, r, mean=True)),
     OpSpec("matmul", 2, lambda ag, a, b, p: a @ b, lambda a, b, p: a @ b, "{0} @ {1}", True,
-           lambda p: "MmBackward0"),
+           lambda p: "MmBackward0",
+           vjp=lambda g, inputs, p, r: (g @ inputs[1].T, inputs[0].T @ g)),
     OpSpec("reshape", 1, lambda ag, a, p: a.reshape(p), lambda a, p: a.reshape(p),
-           "{0}.reshape({p})", False, lambda p: "ViewBackward0"),
+           "{0}.reshape({p})", False, lambda p: "ViewBackward0",
+           vjp=lambda g, inputs, p, r: (g.reshape(inputs[0].shape),)),
     OpSpec("transpose", 1, lambda ag, a, p: a.transpose(0, 1), lambda a, p: a.T,
-           "{0}.transpose(0, 1)", False, lambda p: "TransposeBackward0"),
+           "{0}.transpose(0, 1)", False, lambda p: "TransposeBackward0",
+           vjp=lambda g, inputs, p, r: (g.T,)),
     OpSpec("index", 1, lambda ag, a, p: _index_engine(a, p), lambda a, p: _index_np(a, p),
            "{0}[{p_index}]", False,
-           lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0"),
+           lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0",
+           vjp=_index_vjp),
 ]}
 
 

@@ -86,8 +86,9 @@ class Node:
         return self._unpack(isinstance(like, Tensor))
 
     def _unpack(self, as_tensors):
-        """The saved values, checked: raises torch's errors when they were released (RETAIN-1, RETAIN-7)
-        or modified in place since they were saved (INP-5 .. INP-8, DET-3).
+        """The saved values, checked: raises torch's errors when they were released (RETAIN-1,
+        RETAIN-7, MSG-1) or modified in place since they were saved (INP-5 .. INP-8, DET-3). Only
+        saved tensors are checked: in-place changes to a tensor no node saved are fine (INP-9).
         """
         values = self._saved
         if values is None:
@@ -147,9 +148,11 @@ class AccumulateGrad(Node):
 def accumulate_into(tensor, grad):
     """Add a gradient into `tensor.grad` the way AccumulateGrad does.
 
-    The first gradient is stored as a new tensor of the tensor's dtype (ACC-5, BC-3); later ones are
-    added in place, keeping the object (ACC-3), except under create_graph, where `.grad` is replaced
-    by a new differentiable tensor (ACC-4).
+    The first gradient is stored as a new tensor of the tensor's dtype (ACC-5, BC-3), so every leaf
+    that takes part holds a .grad of its own shape and dtype (LEAF-5). Later ones are added in
+    place, keeping the object (ACC-3): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place
+    starts the next pass from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new
+    differentiable tensor (ACC-4).
     """
     current = tensor._grad
     if isinstance(grad, Tensor):  # create_graph=True
@@ -165,8 +168,9 @@ def accumulate_into(tensor, grad):
 
 
 def recording(*inputs):
-    """Whether an op on inputs is recorded: grad mode is on and an input requires grad (REQ-8, MODE-1).
-    Otherwise the op returns a plain leaf: that is most calls."""
+    """Whether an op on inputs is recorded: grad mode is on and an input requires grad (REQ-8,
+    MODE-1). Otherwise the op returns a plain leaf, a constant that no gradient flows through
+    (MODE-9): that is most calls."""
     if _state.enabled:
         for x in inputs:
             if isinstance(x, Tensor) and x._requires_grad:
@@ -175,7 +179,8 @@ def recording(*inputs):
 
 
 def record(node_class, *inputs):
-    """A new node_class for an op on inputs if the op is recorded (`recording`), else None."""
+    """A new node_class for an op on inputs if the op is recorded (`recording`), else None. This is
+    the recording gate: a recorded op's result is a non-leaf with this node as grad_fn (LEAF-3)."""
     return node_class(*inputs) if recording(*inputs) else None
 
 
@@ -195,7 +200,9 @@ def grad_accumulator(leaf):
 
 
 def edge(x):
-    """The (node, 0) pair through which gradient reaches x; (None, 0) if x needs none (GFN-3)."""
+    """The (node, 0) pair through which gradient reaches x; (None, 0) if x needs none (GFN-3). No
+    gradient is ever delivered to a tensor that does not require grad, so such a leaf, a frozen
+    parameter included, keeps grad None after backward (REQ-9, MOD-5)."""
     if not isinstance(x, Tensor) or not x._requires_grad:
         return _NO_EDGE
     node = x.grad_fn
@@ -203,7 +210,7 @@ def edge(x):
 
 
 def _modified_message(tensor, expected, node):
-    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8)."""
+    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7)."""
     shape = list(tensor.shape)
     producer = node if node.saves_result and tensor is node._saved[-1] else tensor.grad_fn
     described = f"[torch.{tensor.dtype.tensor_type} {shape}]"

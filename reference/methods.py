@@ -38,7 +38,8 @@ def _converter(dtype):
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate d(self)/d(leaf) into every leaf's `.grad`; see autograd.backward."""
+    """Accumulate d(self)/d(leaf) into every leaf's `.grad`; see autograd.backward. There is no
+    `retain_variables`: the removed name is a TypeError, raised before anything runs (RETAIN-10)."""
     _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

@@ -11,7 +11,8 @@ from .tensor import Tensor, as_array, init
 
 
 class Parameter(Tensor):
-    """A leaf tensor that requires grad by default, registered by the Module it is assigned to (MOD-2)."""
+    """A leaf tensor that requires grad by default (MOD-1), registered by the Module it is assigned
+    to (MOD-2)."""
 
     __slots__ = ()
 
@@ -130,7 +131,8 @@ class Module:
             yield b
 
     def zero_grad(self, set_to_none=True):
-        """Clear every parameter's grad, frozen ones included; None by default (ACC-10, MOD-9)."""
+        """Clear every parameter's grad, frozen ones included; None by default (ACC-10, MOD-9), else
+        zeros in place, a grad that is None staying None (OPT-3)."""
         for p in self.parameters():
             if p._grad is None:
                 continue
@@ -165,7 +167,8 @@ class Module:
 
 
 class Linear(Module):
-    """y = x @ weight.T + bias, initialised like torch: U(-1/sqrt(in), 1/sqrt(in)) for both."""
+    """y = x @ weight.T + bias, initialised like torch: U(-1/sqrt(in), 1/sqrt(in)) for both. Its
+    parameters make the output require grad even for a plain input (MOD-3)."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()

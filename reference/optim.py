@@ -35,6 +35,8 @@ class Optimizer:
         self.state = {}
 
     def zero_grad(self, set_to_none=True):
+        """Reset each parameter's grad: to None by default (ACC-9), else zeros in place; a grad that
+        is None stays None (OPT-3)."""
         for group in self.param_groups:
             for p in group["params"]:
                 if p._grad is None:
@@ -45,11 +47,16 @@ class Optimizer:
                     p._grad._array[...] = 0
 
     def _params_with_grad(self, group):
+        """The parameters step() updates: those whose grad is None are left unchanged (MOD-13)."""
         return [p for p in group["params"] if p._grad is not None]
 
 
 class SGD(Optimizer):
-    """p -= lr * d_p, where d_p is the gradient (plus weight decay) or a momentum buffer of it."""
+    """p -= lr * d_p, d_p being the gradient (plus weight decay) or a momentum buffer of it (OPT-1).
+
+    d_p is read from `.grad`, which backward accumulates into: without zero_grad between steps it
+    holds the sum of the gradients of every backward since the last reset (OPT-2).
+    """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, maximize=False):
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,

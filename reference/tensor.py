@@ -89,6 +89,7 @@ class Tensor(Conversions):
 
     @property
     def is_leaf(self):
+        """Exactly when grad_fn is None (LEAF-1, LEAF-2)."""
         return self.grad_fn is None
 
     def is_floating_point(self):
@@ -117,7 +118,7 @@ class Tensor(Conversions):
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        if self.grad_fn is not None:  # REQ-6: the setter refuses both values on a non-leaf
+        if self.grad_fn is not None:  # REQ-6, MSG-5: the setter refuses both values on a non-leaf
             raise RuntimeError("you can only change requires_grad flags of leaf variables."
                                + ("" if flag else _DETACH_HINT))
         if flag and self._array.dtype.kind != "f":
@@ -125,7 +126,8 @@ class Tensor(Conversions):
         self._set_leaf_requires_grad(bool(flag))
 
     def requires_grad_(self, requires_grad=True):
-        """Flip a leaf's flag in place and return it (REQ-5); on a non-leaf True is a no-op (REQ-6)."""
+        """Flip a leaf's flag in place and return it (REQ-5); on a non-leaf True is a no-op and
+        False raises (REQ-6, MSG-5)."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables." + _DETACH_HINT)
@@ -197,7 +199,8 @@ class Tensor(Conversions):
 
     # ----- hooks, detach ----------------------------------------------------------------------
     def register_hook(self, hook):
-        """Call `hook(grad)` when this tensor's gradient is computed; it may return a replacement (HOOK-1)."""
+        """Call `hook(grad)` when this tensor's gradient is computed; it may return a replacement
+        (HOOK-1). A tensor that does not require grad refuses hooks (HOOK-5)."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
@@ -213,13 +216,16 @@ class Tensor(Conversions):
         return handle
 
     def detach(self):
-        """A no-grad leaf sharing storage and version counter (DET-1, DET-3)."""
+        """A no-grad leaf sharing storage and version counter (DET-1, DET-3): no gradient flows
+        through it (DET-2), and `.requires_grad_()` makes it a new leaf that gradients reach and do
+        not pass (REQ-7)."""
         alias = make(self._array)
         alias._counter = self._shared_counter()
         return alias
 
     def detach_(self):
-        """Make this tensor a no-grad leaf in place (DET-5, DET-8); views refuse (DET-6)."""
+        """Make this tensor a no-grad leaf in place (DET-5, DET-8); views refuse (DET-6). The nodes
+        already recorded keep their edges to its old grad_fn: the graph through it stays (DET-7)."""
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "

@@ -55,14 +55,23 @@ def _leading_to(roots, targets):
 def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     """Propagate `grads` from the `roots` nodes through the graph.
 
+    Each node's backward turns the gradient of its output into one per input, a vector-Jacobian
+    product, so a root gradient v reaches the leaves as v^T J (JAC-5), and the unit vector e_i as
+    row i of the Jacobian (JAC-6). Only nodes reachable from the roots run, so a leaf that takes no
+    part keeps its grad (MISC-3); only AccumulateGrad nodes and retain_grad() store a gradient, so
+    a non-leaf's .grad stays None (LEAF-6).
+
     Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
-    delivered, with the sum of what arrived (MISC-1, HOOK-10); among the nodes ready to run, the
-    most recently created one goes first, which is torch's order (it decides, for instance, which
-    modified saved tensor an error names first). With `targets` None every reached leaf
+    delivered, with the sum of what arrived (MISC-1, HOOK-10); an op has one edge per operand, so
+    the same tensor in both slots gets both contributions (MISC-2). Among the nodes ready to run,
+    the most recently created one goes first, which is torch's order (it decides, for instance,
+    which modified saved tensor an error names first). With `targets` None every reached leaf
     accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
     (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
-    `keep_graph` (RETAIN-1). Grad mode during the walk is `create_graph` (HO-2).
+    `keep_graph` (RETAIN-1); keeping them lets a further backward give the same gradient (RETAIN-4).
+    Grad mode during the walk is `create_graph` (HO-2), whatever the caller's: backward inside
+    no_grad on a graph built before it computes the usual gradients (MODE-8).
     """
     pending = {}
     for node, grad in zip(roots, grads):

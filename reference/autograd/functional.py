@@ -27,7 +27,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                "must be computed in a differentiable manner from the input when running in strict "
                                "mode.")
         rows = [[] for _ in inputs]
-        for k in range(out.numel()):
+        for k in range(out.numel()):  # row k: the product with the unit vector e_k (JAC-6)
             if out.requires_grad:
                 unit = np.zeros(out._array.size, out._array.dtype)
                 unit[k] = 1

@@ -31,13 +31,13 @@ def _root_grads(outputs, grad_outputs, as_tensors):
             raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            if out._array.size != 1:
+        if g is None:  # implicit ones for a one-element output of any shape (JAC-3)
+            if out._array.size != 1:  # JAC-1, JAC-2, MSG-2
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             value = np.ones(out._array.shape, out._array.dtype)
             grads.append(make(value) if as_tensors else value)
             continue
-        if g.shape != out.shape:  # JAC-11: no broadcasting
+        if g.shape != out.shape:  # JAC-11, MSG-8: no broadcasting
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
                                f"and output[{i}] has a shape of torch.Size({list(out.shape)}).")
         if as_tensors:
@@ -48,6 +48,9 @@ def _root_grads(outputs, grad_outputs, as_tensors):
 
 
 def _root_nodes(outputs):
+    """Where each output's gradient starts: its grad_fn, or for a leaf its AccumulateGrad, which
+    saves nothing, so backward on a leaf fills its own .grad and can be repeated (REQ-13). An output
+    that does not require grad raises (REQ-10, MSG-3)."""
     nodes = []
     for i, out in enumerate(outputs):
         if not out._requires_grad:
@@ -102,20 +105,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     named = inputs if isinstance(inputs, dict) else None
     inputs = tuple(named.values()) if named is not None else _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")  # GRAD-8
     for t in inputs:
-        if not t._requires_grad:
+        if not t._requires_grad:  # REQ-12
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _root_grads(outputs, grad_outputs, create_graph)
+    grads = _root_grads(outputs, grad_outputs, create_graph)  # v^T J for grad_outputs v (JAC-2)
     roots = _root_nodes(outputs)
     captured = {}
+    # A non-leaf input's gradient is the one that arrives at its grad_fn (GRAD-4).
     targets = {input_node(t): _capture(captured, input_node(t)) for t in inputs}
+    # Saved tensors are freed as by backward, unless retain_graph (RETAIN-2).
     walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
     results = []
     for i, t in enumerate(inputs):
         g = captured.get(input_node(t))
         if g is None:
-            if not allow_unused:
+            if not allow_unused:  # GRAD-2
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             results.append(make(np.zeros_like(t._array)) if materialize_grads else None)

@@ -24,6 +24,8 @@ def add(a, b):
 
 
 class AddBackward0(Node):
+    """d(a + b): the gradient to both sides, each summed back to its shape (OP-1)."""
+
     __slots__ = ("metas",)
 
     def backward(self, grad):
@@ -40,6 +42,8 @@ def sub(a, b):
 
 
 class SubBackward0(Node):
+    """d(a - b): grad to a and -grad to b, each summed back to its shape (OP-1)."""
+
     __slots__ = ("metas",)
 
     def backward(self, grad):
@@ -73,6 +77,8 @@ def mul(a, b):
 
 
 class MulBackward0(Node):
+    """d(a * b): grad * b to a and grad * a to b, each summed back to its shape (OP-2)."""
+
     __slots__ = ("metas",)
     saved_names = ("self", "other")
 
@@ -95,6 +101,8 @@ def div(a, b):
 
 
 class DivBackward0(Node):
+    """d(a / b): grad / b to a and -grad * a / b^2 to b, each summed back (OP-2)."""
+
     __slots__ = ("metas",)
     saved_names = ("self", "other")
 
@@ -126,6 +134,8 @@ def neg(a):
 
 
 class NegBackward0(Node):
+    """d(-a): -grad (OP-1)."""
+
     __slots__ = ()
 
     def backward(self, grad):
@@ -146,6 +156,8 @@ def pow(a, exponent):
 
 
 class PowBackward0(Node):
+    """d(a ** k) for a number k: grad * k * a^(k-1), negative a included (OP-4)."""
+
     __slots__ = ()
     saved_names = ("self", "exponent")
 

@@ -42,8 +42,8 @@ def as_operand(x):
 
 
 def output(array, node, *saved):
-    """The output of an op: a non-leaf of `node`, which keeps `saved` for its backward, or a plain
-    leaf when the op was not recorded (node None)."""
+    """The output of an op: a non-leaf of `node`, which keeps `saved` for its backward (LEAF-3), or
+    a plain leaf when the op was not recorded (node None, LEAF-2)."""
     if node is None:
         return make(array)
     if saved:
@@ -89,7 +89,8 @@ def elementwise(ufunc, a, b):
     """ufunc(a, b) as an array with torch's dtype, and the two operands (lists made arrays).
 
     NumPy and torch promote differently (BC-3); the common cases, where they agree, are checked
-    first: same-dtype tensors, or a floating-point tensor with a Python number.
+    first: same-dtype tensors, or a floating-point tensor with a Python number. Either way float32
+    operands compute in float32 (VAL-2).
     """
     a_tensor, b_tensor = isinstance(a, Tensor), isinstance(b, Tensor)
     x = a._array if a_tensor else as_operand(a)
@@ -122,7 +123,8 @@ def dims_of(a, dim):
 
 # ----- the two spellings: helpers for formulas that run on arrays or on Tensors -------------------
 def sum_to(grad, meta):
-    """Sum a broadcast gradient back to an input's shape and cast it to its dtype (BC-1, BC-3)."""
+    """Sum a broadcast gradient back to an input's shape and cast it to its dtype (BC-1, BC-3); a
+    0-dim input gets the 0-dim sum of all the contributions (BC-2)."""
     shape, dtype = meta
     if grad.shape != shape:
         lead = grad.ndim - len(shape)

@@ -15,6 +15,8 @@ def exp(a):
 
 
 class ExpBackward0(ResultNode):
+    """d(exp a): grad * exp(a), from the saved result (OP-3)."""
+
     __slots__ = ()
 
     def backward(self, grad):
@@ -27,6 +29,8 @@ def log(a):
 
 
 class LogBackward0(Node):
+    """d(log a): grad / a (OP-3)."""
+
     __slots__ = ()
     saved_names = ("self",)
 
@@ -40,6 +44,8 @@ def tanh(a):
 
 
 class TanhBackward0(ResultNode):
+    """d(tanh a): grad * (1 - tanh(a)^2), from the saved result (OP-3)."""
+
     __slots__ = ()
 
     def backward(self, grad):
@@ -56,6 +62,8 @@ def sigmoid(a):
 
 
 class SigmoidBackward0(ResultNode):
+    """d(sigmoid a): grad * (1 - s) * s, s the saved result (OP-3)."""
+
     __slots__ = ()
 
     def backward(self, grad):
@@ -68,6 +76,8 @@ def relu(a):
 
 
 class ReluBackward0(ResultNode):
+    """d(relu a): grad where the result is positive, else 0 (OP-5)."""
+
     __slots__ = ()
 
     def backward(self, grad):

@@ -51,6 +51,8 @@ def _index_once(a, key, node_class):
 
 
 class SelectBackward0(Node):
+    """d(a[int or slice]): the gradient put back into zeros of a's shape (OP-8)."""
+
     __slots__ = ("shape", "key")
 
     def backward(self, grad):

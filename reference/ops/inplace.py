@@ -23,7 +23,9 @@ INPLACE_INFERENCE_MESSAGE = (
 
 
 def _check_inplace(a, leaf_message):
-    """torch's refusals: inference tensors (MODE-7), requiring leaves and their views (INP-1, INP-2)."""
+    """torch's refusals: inference tensors (MODE-7), requiring leaves and their views (INP-1, INP-2,
+    MSG-6), index assignment included (INP-3). Only in grad mode: a leaf that does not require grad,
+    and under no_grad one that does, may be modified in place (INP-4, MODE-3)."""
     if a._inference and not _state.inference:
         raise RuntimeError(INPLACE_INFERENCE_MESSAGE)
     if _state.enabled:
@@ -42,9 +44,9 @@ def _snapshot(a):
 def _rebase(a, node):
     """After an in-place write: bump the version and make `node` a's grad_fn (INP-10, INP-11).
 
-    No node: the write was not recorded, only the version moves. For a view made by indexing a
-    non-leaf, the base is rebased too: it becomes a CopySlices of the view's new value, and the view
-    is re-read from it (INP-13).
+    No node: the write was not recorded, only the version moves (a leaf stays a leaf, INP-4). For a
+    view made by indexing a non-leaf, the base is rebased too: it becomes a CopySlices of the view's
+    new value, and the view is re-read from it (INP-13).
     """
     a._bump_version()
     if node is None:
@@ -95,7 +97,8 @@ def div_(a, other):
 
 
 def fill_(a, value):
-    """zero_() and fill_(value): ZeroBackward0 or FillBackward2, the old value gets no gradient."""
+    """zero_() and fill_(value): ZeroBackward0 or FillBackward2, the old value gets no gradient.
+    On a `.grad` (a leaf that does not require grad) zero_() zeros the gradient in place (ACC-6)."""
     _check_inplace(a, LEAF_MESSAGE)
     node = record(ZeroBackward0 if value == 0 else FillBackward2, a)
     a._array[...] = value_of(value)
@@ -148,7 +151,7 @@ def index_put(a, key, value):
     elif isinstance(key, tuple):
         key = tuple(k._array if isinstance(k, Tensor) else k for k in key)
     value = as_operand(value)
-    _check_inplace(a, VIEW_OF_LEAF_MESSAGE)
+    _check_inplace(a, VIEW_OF_LEAF_MESSAGE)  # INP-3: refused on a leaf that requires grad
     node = record(CopySlices, a, value)
     if node is not None:
         node.shape, node.key, node.value_meta = a._array.shape, key, meta(value)

@@ -39,6 +39,8 @@ def _check_matmul(x, y):
 
 
 class MmBackward0(Node):
+    """d(a @ b) for 2-D a and b: grad @ b.T to a, a.T @ grad to b (OP-7)."""
+
     __slots__ = ()
     saved_names = ("self", "mat2")
 

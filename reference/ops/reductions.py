@@ -36,6 +36,8 @@ def sum(a, dim=None, keepdim=False):
 
 
 class SumBackward0(Node):
+    """d(sum a): the gradient spread over every element of a (OP-6)."""
+
     __slots__ = ("shape",)
 
     def backward(self, grad):
@@ -43,6 +45,8 @@ class SumBackward0(Node):
 
 
 class SumBackward1(Node):
+    """d(sum over dims): the gradient spread back over the reduced dims (OP-6)."""
+
     __slots__ = ("shape", "kept_shape")
 
     def backward(self, grad):
@@ -72,6 +76,8 @@ def mean(a, dim=None, keepdim=False):
 
 
 class MeanBackward0(Node):
+    """d(mean a): the gradient spread over every element, over numel (OP-6, BC-5)."""
+
     __slots__ = ("shape", "count")
 
     def backward(self, grad):
@@ -79,6 +85,8 @@ class MeanBackward0(Node):
 
 
 class MeanBackward1(Node):
+    """d(mean over dims): spread back over them, over their size (OP-6, BC-5)."""
+
     __slots__ = ("shape", "kept_shape", "count")
 
     def backward(self, grad):

@@ -35,6 +35,8 @@ def reshape(a, shape):
 
 
 class ViewBackward0(Node):
+    """d(reshape a): the gradient reshaped back to a's shape (OP-8)."""
+
     __slots__ = ("shape",)
 
     def backward(self, grad):
@@ -101,6 +103,8 @@ def permute_reversed(a):
 
 
 class TransposeBackward0(Node):
+    """d(transpose a): the gradient with the same two dims swapped back (OP-8)."""
+
     __slots__ = ("dims",)
 
     def backward(self, grad):

@@ -1,0 +1,66 @@
+"""The shared strategies keep their promises (harness/strategies.py): what a test asks of
+`programs` and `op_applications` is what every drawn example has, so no test needs to check
+(or skip) a draw."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
+from autograd_conformance.harness.strategies import (ALL_OPS, op_applications, programs,
+                                                     recorded_intermediates)
+
+TORCH = load_engine("torch")
+SETTINGS = settings(max_examples=200, deadline=None)
+
+
+def _exact_in(values: np.ndarray, dtype: str) -> bool:
+    return bool(np.array_equal(values.astype(dtype).astype(np.float64), values))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_programs_keep_their_requires_grad_output_and_dtype_promises(data):
+    requires_grad = data.draw(st.sampled_from(("some", "mixed", "all", "none")), label="mode")
+    output = data.draw(st.sampled_from(("scalar", "any", "vector")), label="output")
+    dtype = data.draw(st.sampled_from(("float32", "float64")), label="dtype")
+    program = data.draw(programs(TORCH, requires_grad=requires_grad, output=output,
+                                 dtype=dtype), label="program")
+    used = [leaf for leaf in program.leaves if leaf.name in program.ancestors()]
+    flags = [leaf.requires_grad for leaf in used]
+    assert {"some": any(flags), "mixed": any(flags) and not all(flags), "all": all(flags),
+            "none": not any(flags)}[requires_grad]
+    size = int(np.prod(program.output_shape(), dtype=int))
+    assert {"scalar": size == 1, "any": size >= 1, "vector": size > 1}[output]
+    assert program.dtype == dtype and all(_exact_in(leaf.values, dtype)
+                                          for leaf in program.leaves)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_every_node_is_in_its_op_s_domain_and_magnitude(data):
+    program = data.draw(programs(TORCH, max_ops=8), label="program")
+    values = program.evaluate()
+    for node in program.nodes:
+        inputs = [values[arg] for arg in node.args]
+        assert OPS[node.op].domain(*inputs, node.param), node
+        assert np.all(np.abs(values[node.name]) <= MAGNITUDE_MAX), node
+
+
+@SETTINGS
+@given(data=st.data())
+def test_saves_tensors_and_candidates_are_honoured(data):
+    saving = data.draw(programs(TORCH, saves_tensors=True), label="saving program")
+    assert saving.saves_tensors()
+    program = data.draw(programs(TORCH, candidates=recorded_intermediates), label="program")
+    assert recorded_intermediates(program)
+
+
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), op=st.sampled_from(ALL_OPS))
+def test_op_applications_apply_their_op_once_to_leaves_that_require_grad(data, op):
+    program = data.draw(op_applications(TORCH, op), label="program")
+    [node] = program.nodes
+    assert node.op == op and program.output == node.name
+    assert all(leaf.requires_grad for leaf in program.leaves)
+    assert OPS[op].domain(*(leaf.values for leaf in program.leaves), node.param)
