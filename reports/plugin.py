@@ -68,8 +68,8 @@ def pytest_runtest_makereport(item, call):
     if not found and script is not None:
         found = [(None, script.text())]   # the failure is outside the script's steps
     for behaviour, text in found:
-        item.user_properties.append(("reproducer", text))  # for JUnit XML
         report.user_properties.append(("reproducer", {"behaviour": behaviour, "script": text}))
+        item.user_properties.append(("reproducer", text))  # for JUnit XML (and later reports)
     if script is not None and script.program is not None:
         report.user_properties.append(("graphs", counterexample_graphs(script, engine)))
     return report

@@ -69,9 +69,11 @@ class Results:
             record.behaviours = str(props["behaviours"]).split()
         record.level = props.get("level", record.level)
         for name, value in report.user_properties:
-            if name == "reproducer":   # a crash report's journal holds the script alone
+            # A dict names its behaviour; the text alone comes from a crash report's journal, and
+            # as the JUnit XML's copy of a dict's script (the same list may hold both).
+            if name == "reproducer":
                 found = value if isinstance(value, dict) else {"behaviour": None, "script": value}
-                if found not in record.reproducers:
+                if all(found["script"] != known["script"] for known in record.reproducers):
                     record.reproducers.append(found)
         record.graphs = props.get("graphs", record.graphs)
         record.duration += report.duration or 0.0
