@@ -5,27 +5,33 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import (assert_leaf_grads, build, engine_tensor,
-                                                 raises_runtime_error, record_reproducer)
+from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
+# The in-place ops INP-1 tries, as drawn (the label) and as a line on the leaf {x}.
 LEAF_CHANGES = {
-    "add_(1.0)": lambda t, ag: t.add_(1.0),
-    "mul_(2.0)": lambda t, ag: t.mul_(2.0),
-    "zero_()": lambda t, ag: t.zero_(),
-    "copy_(torch.zeros_like(x))": lambda t, ag: t.copy_(ag.zeros_like(t)),
+    "add_(1.0)": "{x}.add_(1.0)",
+    "mul_(2.0)": "{x}.mul_(2.0)",
+    "zero_()": "{x}.zero_()",
+    "copy_(torch.zeros_like(x))": "{x}.copy_(torch.zeros_like({x}))",
 }
 VERSION_MESSAGE = ("one of the variables needed for gradient computation has been modified by an "
                    "inplace operation")
 
 
-def _copy_of_output(engine, program, tensors):
-    """y = out + 0.0: a non-leaf that no node has saved, to modify in place."""
-    return tensors[program.output] + 0.0
+def _sizes(shape) -> str:
+    """`shape` as the size arguments of torch.zeros (`2, 3`)."""
+    return ", ".join(str(size) for size in shape)
+
+
+def _tensor(values, dtype: str) -> str:
+    """The source of a tensor holding `values` (an array) in `dtype`."""
+    return f"torch.tensor({literal(values)}, dtype=torch.{dtype})"
 
 
 @behaviour("INP-1")
@@ -36,56 +42,55 @@ def test_in_place_on_a_leaf_requiring_grad_raises(engine, data, change):
     its values alone."""
     program = data.draw(programs(engine, requires_grad="all", max_ops=1), label="program")
     leaf = data.draw(st.sampled_from(program.leaves), label="leaf")
-    tensors = build(program, engine, f"{leaf.name}.{change}  # must raise")
-    x = tensors[leaf.name]
-    with raises_runtime_error():
-        LEAF_CHANGES[change](x, engine.ns)
-    assert np.array_equal(engine.to_numpy(x), leaf.values.astype(engine.to_numpy(x).dtype))
+    script = Script(engine)
+    script.build(program)
+    line = LEAF_CHANGES[change].format(x=leaf.name)
+    script.raises(line)
+    script.check(f"np.array_equal(to_numpy({leaf.name}), {literal(leaf.values)})",
+                 f"{line} raised but changed {leaf.name} to {{{leaf.name}}}")
 
 
 @behaviour("MSG-6")
 @needs("inplace", "messages")
-def test_leaf_in_place_message(ag):
-    x = ag.tensor([1.0, 2.0], requires_grad=True)
-    with raises_runtime_error("a leaf Variable that requires grad is being used in an in-place "
-                              "operation."):
-        x.add_(1.0)
+def test_leaf_in_place_message(engine):
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)")
+    script.raises("x.add_(1.0)", "a leaf Variable that requires grad is being used in an in-place "
+                                 "operation.")
 
 
 @behaviour("INP-3")
 @needs("inplace")
 @given(shape=shapes(min_dims=1), data=st.data())
-def test_index_assignment_into_a_leaf_requiring_grad_raises(ag, shape, data):
+def test_index_assignment_into_a_leaf_requiring_grad_raises(engine, shape, data):
     """n[i] = v into a tensor created with requires_grad=True raises RuntimeError."""
     index = data.draw(st.integers(0, shape[0] - 1), label="index")
-    record_reproducer(f"n = torch.zeros{shape!r}.requires_grad_()\n"
-                      f"m = torch.tensor(2.0, requires_grad=True)\nn[{index}] = m ** 2")
-    n = ag.zeros(*shape, requires_grad=True)
-    m = ag.tensor(2.0, requires_grad=True)
-    with raises_runtime_error():
-        n[index] = m ** 2
+    script = Script(engine)
+    script.run(f"n = torch.zeros({_sizes(shape)}, requires_grad=True)",
+               "m = torch.tensor(2.0, requires_grad=True)")
+    script.raises(f"n[{index}] = m ** 2")
 
 
 @behaviour("INP-4")
 @needs("inplace")
 @given(shape=shapes(min_dims=1), data=st.data(), under_no_grad=st.booleans())
-def test_in_place_on_leaves_is_allowed_without_grad(engine, ag, shape, data, under_no_grad):
+def test_in_place_on_leaves_is_allowed_without_grad(engine, shape, data, under_no_grad):
     """In-place ops are fine on a leaf that does not require grad, and on one that does inside
     no_grad; the leaf stays a leaf and holds the new values."""
     start = data.draw(values(shape, "float32"), label="values")
-    record_reproducer(f"x = torch.tensor({start.tolist()!r}, requires_grad={under_no_grad})\n"
-                      + ("with torch.no_grad():\n    " if under_no_grad else "")
-                      + "x.mul_(2.0); x.add_(1.0)")
-    x = ag.tensor(start.tolist(), requires_grad=under_no_grad)
+    script = Script(engine)
+    script.run(f"x = torch.tensor({start.tolist()!r}, requires_grad={under_no_grad})")
     if under_no_grad:
-        with ag.no_grad():
-            x.mul_(2.0)
-            x.add_(1.0)
+        script.run("with torch.no_grad():", "    x.mul_(2.0)", "    x.add_(1.0)")
     else:
-        x.mul_(2.0)
-        x.add_(1.0)
-    assert x.is_leaf and x.grad_fn is None and bool(x.requires_grad) == under_no_grad
-    assert np.allclose(engine.to_numpy(x), start * 2 + 1), "the in-place ops did not apply"
+        for change in ("x.mul_(2.0)", "x.add_(1.0)"):
+            script.run(change)  # one step each: a reproducer ends at the step that failed
+    script.check(f"x.is_leaf and x.grad_fn is None and bool(x.requires_grad) == {under_no_grad}",
+                 "after the in-place ops x.is_leaf is {x.is_leaf}, x.grad_fn is {x.grad_fn}, "
+                 f"x.requires_grad is {{x.requires_grad}} (expected a leaf with requires_grad "
+                 f"{under_no_grad})")
+    script.check(f"np.allclose(to_numpy(x), {literal(start * 2 + 1)})",
+                 "the in-place ops did not apply: x is {x}")
 
 
 @behaviour("INP-5")
@@ -95,28 +100,23 @@ def test_modifying_a_saved_tensor_makes_backward_raise(engine, data, saved):
     """If a tensor that a node saved for backward is modified in place, backward raises
     RuntimeError: a saved result (y = tanh(out)) or a saved input (z = y * y)."""
     program = data.draw(programs(engine, output="any", max_ops=3), label="program")
-    tensors = build(program, engine,
-                    "y = torch.tanh(out); y.add_(1.0); y.sum().backward()" if saved == "result"
-                    else "y = out + 0.0; z = y * y; y.add_(1.0); z.sum().backward()")
+    script = Script(engine)
+    script.build(program)
     if saved == "result":
-        y = engine.ns.tanh(tensors[program.output])
-        root = y
+        script.run("y = torch.tanh(out)", "y.add_(1.0)")
+        script.raises("y.sum().backward()")
     else:
-        y = _copy_of_output(engine, program, tensors)
-        root = y * y
-    y.add_(1.0)
-    with raises_runtime_error():
-        root.sum().backward()
+        script.run("y = out + 0.0", "z = y * y", "y.add_(1.0)")
+        script.raises("z.sum().backward()")
 
 
 @behaviour("MSG-7")
 @needs("inplace", "messages")
-def test_version_counter_message(ag):
-    x = ag.tensor([1.0, 2.0], requires_grad=True)
-    y = ag.exp(x)
-    y.add_(1.0)
-    with raises_runtime_error(VERSION_MESSAGE):
-        y.sum().backward()
+def test_version_counter_message(engine):
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)", "y = torch.exp(x)",
+               "y.add_(1.0)")
+    script.raises("y.sum().backward()", VERSION_MESSAGE)
 
 
 @behaviour("INP-9", "INP-11")
@@ -130,46 +130,48 @@ def test_in_place_ops_on_a_non_leaf_are_differentiated(engine, data):
     a = data.draw(values(shape, program.dtype, bound=2.0), label="a")
     b = data.draw(values(shape, program.dtype, bound=2.0), label="b")
     scalar = data.draw(st.sampled_from([1.0, -2.0, 0.5]), label="scalar")
-    tensors = build(program, engine, f"a = torch.tensor({a.tolist()})",
-                    f"b = torch.tensor({b.tolist()})",
-                    f"y = out + 0.0; y.mul_(a); y.add_(b); y.mul_({scalar}); y.sum().backward()")
-    y = _copy_of_output(engine, program, tensors)
-    y.mul_(engine_tensor(engine, a, program.dtype))
-    y.add_(engine_tensor(engine, b, program.dtype))
-    y.mul_(scalar)
-    assert not y.is_leaf and y.grad_fn is not None, "y lost its grad_fn after in-place ops"
-    assert np.allclose(engine.to_numpy(y), (program.evaluate()[program.output] * a + b) * scalar,
-                       rtol=1e-3, atol=1e-3), "the in-place ops computed wrong values"
-    y.sum().backward()
+    script = Script(engine, behaviour="INP-11")
+    script.build(program)
+    script.run(f"a = {_tensor(a, program.dtype)}", f"b = {_tensor(b, program.dtype)}",
+               "y = out + 0.0")
+    for change in ("y.mul_(a)", "y.add_(b)", f"y.mul_({scalar})"):
+        script.run(change)  # one step each: a reproducer ends at the step that failed
+    script.check("not y.is_leaf and y.grad_fn is not None",
+                 "y lost its grad_fn after in-place ops")
+    expected_y = (program.evaluate()[program.output] * a + b) * scalar
+    script.check(f"np.allclose(to_numpy(y), {literal(expected_y)}, rtol=1e-3, atol=1e-3)",
+                 "the in-place ops computed wrong values: y is {y}")
+    # INP-9: no node saved y, so backward must not raise (caught, to be checked as INP-9's).
+    script.run("try:", "    y.sum().backward()", "    raised = None",
+               "except RuntimeError as error:", "    raised = error")
+    script.check("raised is None", "backward raised after in-place ops on y, which no node "
+                                   "saved: {raised}", behaviour="INP-9")
     expected = finite_difference_grads(program, a * scalar)
-    assert_leaf_grads(engine, program, tensors, expected,
-                      oracle="finite-difference of (a * out + b) * s")
+    assert_leaf_grads(script, program, expected, oracle="finite-difference of (a * out + b) * s")
+
+
+# Each step of INP-10, as drawn, and its line on t.
+VERSION_STEPS = {"add_": "t.add_(1.0)", "mul_": "t.mul_(2.0)", "zero_": "t.zero_()",
+                 "setitem": "t[0] = 5.0", "out-of-place": "t + 1.0"}
 
 
 @behaviour("INP-10")
 @needs("inplace")
 @given(steps=st.lists(st.sampled_from(["add_", "mul_", "zero_", "setitem", "out-of-place"]),
                       min_size=1, max_size=6))
-def test_version_counts_in_place_ops(ag, steps):
+def test_version_counts_in_place_ops(engine, steps):
     """_version is incremented by every in-place op (index assignment included); ops that return
     new tensors leave it unchanged. The docs promise an increment, not its size."""
-    record_reproducer("t = torch.zeros(3)\n" + "\n".join(steps) + "\nt._version")
-    t = ag.zeros(3)
+    script = Script(engine)
+    script.run("t = torch.zeros(3)")
     for step in steps:
-        before = t._version
-        if step == "add_":
-            t.add_(1.0)
-        elif step == "mul_":
-            t.mul_(2.0)
-        elif step == "zero_":
-            t.zero_()
-        elif step == "setitem":
-            t[0] = 5.0
+        script.run("before = t._version", VERSION_STEPS[step])
+        if step == "out-of-place":
+            script.check("t._version == before",
+                         f"{step} changed _version from {{before}} to {{t._version}}")
         else:
-            t + 1.0
-            assert t._version == before, f"{step} changed _version from {before} to {t._version}"
-            continue
-        assert t._version > before, f"{step} left _version at {t._version} (was {before})"
+            script.check("t._version > before",
+                         f"{step} left _version at {{t._version}} (was {{before}})")
 
 
 @behaviour("INP-12")
@@ -181,16 +183,17 @@ def test_overwritten_elements_get_zero_gradient(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
     shape = program.output_shape()
     row = data.draw(st.integers(0, shape[0] - 1), label="row")
-    tensors = build(program, engine, f"y = out + 0.0; y[{row}] = 7.0; y.sum().backward()")
-    y = _copy_of_output(engine, program, tensors)
-    y[row] = 7.0
-    assert not y.is_leaf and y.requires_grad
-    y.sum().backward()
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0", f"y[{row}] = 7.0")
+    script.check("not y.is_leaf and y.requires_grad",
+                 f"after y[{row}] = 7.0, y.is_leaf is {{y.is_leaf}} and y.requires_grad is "
+                 "{y.requires_grad} (expected a non-leaf that requires grad)")
+    script.run("y.sum().backward()")
     weights = np.ones(shape)
     weights[row] = 0.0
     expected = finite_difference_grads(program, weights)
-    assert_leaf_grads(engine, program, tensors, expected,
-                      oracle=f"finite-difference with row {row} cut")
+    assert_leaf_grads(script, program, expected, oracle=f"finite-difference with row {row} cut")
 
 
 @behaviour("INP-14")
@@ -205,19 +208,18 @@ def test_index_assignment_into_zeros_gives_the_right_gradients(engine, data):
                                         st.sampled_from([1.0, 2.0, -1.0, 0.5]), min_size=1),
                         label="positions and factors")
     v = data.draw(cotangents((size,), program.dtype), label="gradient")
-    tensors = build(program, engine, f"n = torch.zeros({size}, dtype=torch.{program.dtype})",
-                    *[f"n[{p}] = out.reshape(()) * {c}" for p, c in factors.items()],
-                    f"n.backward(torch.tensor({v.tolist()}))")
-    out = tensors[program.output].reshape(())
-    n = engine.ns.zeros(size, dtype=getattr(engine.ns, program.dtype))
+    script = Script(engine)
+    script.build(program)
+    script.run(f"n = torch.zeros({size}, dtype=torch.{program.dtype})")
     for position, factor in factors.items():
-        n[position] = out * factor
-    assert not n.is_leaf and n.requires_grad, "n did not join the graph after index assignment"
-    n.backward(engine_tensor(engine, v, program.dtype))
+        script.run(f"n[{position}] = out.reshape(()) * {factor}")
+    script.check("not n.is_leaf and n.requires_grad",
+                 "n did not join the graph after index assignment")
+    script.run(f"n.backward({_tensor(v, program.dtype)})")
     weight = sum(v[p] * c for p, c in factors.items())
     expected = finite_difference_grads(program)
-    assert_leaf_grads(engine, program, tensors, expected,
-                      oracle=f"finite-difference x {weight:.4g}", scale=weight)
+    assert_leaf_grads(script, program, expected, oracle=f"finite-difference x {weight:.4g}",
+                      scale=weight)
 
 
 @behaviour("INP-16")
@@ -228,13 +230,13 @@ def test_in_place_with_an_operand_requiring_grad_joins_the_graph(engine, data):
     grad, and backward through a reaches x."""
     program = data.draw(programs(engine, output="any", requires_grad="all"), label="program")
     shape = program.output_shape()
-    tensors = build(program, engine, f"a = torch.zeros({shape})", "a.add_(out)",
-                    "a.sum().backward()")
-    a = engine.ns.zeros(*shape, dtype=getattr(engine.ns, program.dtype)) if shape else \
-        engine_tensor(engine, np.zeros(()), program.dtype)
-    a.add_(tensors[program.output])
-    assert not a.is_leaf and a.requires_grad and a.grad_fn is not None, (
-        "a.add_(out) with out requiring grad left a as a plain leaf")
-    a.sum().backward()
+    script = Script(engine)
+    script.build(program)
+    script.run(f"a = torch.zeros({_sizes(shape)}, dtype=torch.{program.dtype})" if shape else
+               f"a = {_tensor(np.zeros(()), program.dtype)}",
+               "a.add_(out)")
+    script.check("not a.is_leaf and a.requires_grad and a.grad_fn is not None",
+                 "a.add_(out) with out requiring grad left a as a plain leaf")
+    script.run("a.sum().backward()")
     expected = finite_difference_grads(program, np.ones(shape))
-    assert_leaf_grads(engine, program, tensors, expected, oracle="finite-difference")
+    assert_leaf_grads(script, program, expected, oracle="finite-difference")
