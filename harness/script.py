@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import linecache
 import math
+import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -42,11 +44,13 @@ def assert_close(actual, expected, rtol, atol, what):
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
         f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
 '''
-FILENAME = "<reproducer>"   # tracebacks show the script's lines (see Script._execute)
-_PRELUDE_CODE = compile("\n" * IMPORTS.count("\n") + PRELUDE, FILENAME, "exec")
+_PRELUDE_NAME = "<reproducer prelude>"
+_PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
+linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
 NOTE_PREFIX = "Reproducer (torch script)"
 
 LAST_SCRIPT = pytest.StashKey["Script"]()
+_HELPERS = {__file__, str(Path(__file__).with_name("checks.py"))}
 
 
 def literal(values) -> str:
@@ -124,14 +128,15 @@ class Script:
 
     def _execute(self, source: str, behaviour: str | None = None) -> None:
         __tracebackhide__ = True
-        offset = self.text().count("\n")
         self.lines.append(source)
-        text = self.text()
-        journal_reproducer(text)
-        # Compiled at its line in the whole script, which linecache holds for tracebacks.
-        linecache.cache[FILENAME] = (len(text), None, text.splitlines(True), FILENAME)
+        journal_reproducer(self.text())
+        name = _step_name()
+        # Tracebacks show the step's lines; hypothesis tells failures apart by where they were
+        # raised, so a step is named by the suite line that runs it, not by its place in the
+        # script, which moves with the size of each example's program.
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         try:
-            exec(compile("\n" * offset + source, FILENAME, "exec"), self.names)
+            exec(compile(source, name, "exec"), self.names)
         except Exception as failure:
             self._attach(failure, behaviour or self.behaviour)
             raise
@@ -142,6 +147,14 @@ class Script:
         if not any(note.startswith(NOTE_PREFIX) for note in notes):
             heading = f"{NOTE_PREFIX} of {behaviour}" if behaviour else NOTE_PREFIX
             failure.add_note(f"{heading}:\n{self.text()}")
+
+
+def _step_name() -> str:
+    """`<step at test_x.py:42>`: the first caller outside the harness's check helpers."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_filename in _HELPERS:
+        frame = frame.f_back
+    return f"<step at {Path(frame.f_code.co_filename).name}:{frame.f_lineno}>"
 
 
 def _float(value: float) -> str:

@@ -4,16 +4,17 @@ node for every leaf that requires grad, and torch's node class names (LEAF-2, GF
 import pytest
 from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.checks import build, record_reproducer
 from autograd_conformance.harness.ops import OPS
+from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import (ALL_OPS, computed_output,
                                                      op_applications, programs)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
-
-def _walk(root):
+# A script step: every node reachable from a grad_fn through next_functions.
+WALK = '''\
+def walk(root):
     """Every node reachable from `root` through next_functions (identity-deduplicated)."""
     seen, stack = {}, [root]
     while stack:
@@ -22,7 +23,7 @@ def _walk(root):
             continue
         seen[id(node)] = node
         stack.extend(child for child, _ in node.next_functions)
-    return list(seen.values())
+    return list(seen.values())'''
 
 
 @behaviour("LEAF-2")
@@ -33,14 +34,15 @@ def test_grad_fn_is_none_exactly_for_leaves(engine, data):
     requires_grad = data.draw(st.sampled_from(["none", "some"]), label="leaves requiring grad")
     program = data.draw(programs(engine, output="any", requires_grad=requires_grad),
                         label="program")
-    tensors = build(program, engine)
-    for name, tensor in tensors.items():
-        assert bool(tensor.is_leaf) == (tensor.grad_fn is None), (
-            f"{name}: is_leaf={tensor.is_leaf} but grad_fn={tensor.grad_fn!r}")
+    script = Script(engine)
+    script.build(program)
+    for name in program.variables():
+        script.check(f"bool({name}.is_leaf) == ({name}.grad_fn is None)",
+                     f"{name}: is_leaf={{{name}.is_leaf}} but grad_fn={{{name}.grad_fn!r}}")
     for node in program.nodes:
         if not program.requires_grad(node.name):
-            assert tensors[node.name].is_leaf, (
-                f"{node.name} = {node.op}(...) does not require grad but is not a leaf")
+            script.check(f"{node.name}.is_leaf",
+                         f"{node.name} = {node.op}(...) does not require grad but is not a leaf")
 
 
 @behaviour("GFN-3", "GFN-4")
@@ -52,23 +54,25 @@ def test_next_functions_reach_an_accumulate_grad_per_leaf(engine, data):
     next_functions are empty; leaves that do not require grad have no node."""
     program = data.draw(programs(engine, output="any", candidates=computed_output),
                         label="program")
-    tensors = build(program, engine, "# walk out.grad_fn.next_functions")
-    out = tensors[program.output]
-    assert out.grad_fn is not None, (
-        "out is computed from a leaf that requires grad, but has no grad_fn")
-    nodes = _walk(out.grad_fn)
-    accumulators = [node for node in nodes if hasattr(node, "variable")]
-    variables = [node.variable for node in accumulators]
+    grad_leaves = {leaf.name for leaf in program.grad_leaves()}
+    script = Script(engine, behaviour="GFN-4")
+    script.build(program)
+    script.check("out.grad_fn is not None",
+                 "out is computed from a leaf that requires grad, but has no grad_fn",
+                 behaviour="GFN-3")
+    script.run(WALK, "accumulators = [node for node in walk(out.grad_fn) "
+                     "if hasattr(node, 'variable')]")
     for leaf in program.leaves:
-        tensor = tensors[leaf.name]
-        count = sum(variable is tensor for variable in variables)
-        if leaf.name in {grad_leaf.name for grad_leaf in program.grad_leaves()}:
-            assert count == 1, (f"{leaf.name} requires grad and feeds the output, but "
-                                f"{count} AccumulateGrad nodes point at it")
+        count = f"sum(node.variable is {leaf.name} for node in accumulators)"
+        if leaf.name in grad_leaves:
+            script.check(f"{count} == 1",
+                         f"{leaf.name} requires grad and feeds the output, but {{{count}}} "
+                         f"AccumulateGrad nodes point at it")
         else:
-            assert count == 0, f"{leaf.name} does not take part or require grad, but has a node"
-    for node in accumulators:
-        assert tuple(node.next_functions) == (), "an AccumulateGrad node has next_functions"
+            script.check(f"{count} == 0",
+                         f"{leaf.name} does not take part or require grad, but has a node")
+    script.check("all(tuple(node.next_functions) == () for node in accumulators)",
+                 "an AccumulateGrad node has next_functions")
 
 
 @behaviour("GFN-3")
@@ -79,24 +83,28 @@ def test_next_functions_point_at_the_inputs_nodes(engine, data):
     for a non-leaf, an AccumulateGrad of the input for a leaf that requires grad, None for an
     input that does not require grad."""
     program = data.draw(programs(engine, output="any"), label="program")
-    tensors = build(program, engine)
+    script = Script(engine)
+    script.build(program)
     for node in program.nodes:
-        grad_fn = tensors[node.name].grad_fn
-        if grad_fn is None or node.op == "reshape":
+        if node.op == "reshape":
             continue  # torch's reshape of a non-contiguous input records a copy node in between
-        pairs = tuple(grad_fn.next_functions)
-        assert len(pairs) == len(node.args), (
-            f"{node.name} = {node.op}({', '.join(node.args)}): next_functions has {len(pairs)} "
-            f"entries")
-        for arg, (child, _) in zip(node.args, pairs):
-            tensor = tensors[arg]
+        # A result that records no node (it does not require grad: LEAF-2) has nothing to check.
+        script.run(f"grad_fn = {node.name}.grad_fn")
+        call = f"{node.name} = {node.op}({', '.join(node.args)})"
+        script.check(f"grad_fn is None or len(grad_fn.next_functions) == {len(node.args)}",
+                     f"{call}: next_functions has {{len(grad_fn.next_functions)}} entries")
+        for index, arg in enumerate(node.args):
+            child = f"grad_fn.next_functions[{index}][0]"
             if not program.requires_grad(arg):
-                assert child is None, f"{node.name}: input {arg} does not require grad"
-            elif tensor.grad_fn is not None:
-                assert child is tensor.grad_fn, f"{node.name}: input {arg}'s entry is not its grad_fn"
+                script.check(f"grad_fn is None or {child} is None",
+                             f"{node.name}: input {arg} does not require grad")
+            elif arg in {leaf.name for leaf in program.leaves}:
+                script.check(f"grad_fn is None or ({child} is not None "
+                             f"and {child}.variable is {arg})",
+                             f"{node.name}: input {arg}'s entry is not an AccumulateGrad of {arg}")
             else:
-                assert child is not None and child.variable is tensor, (
-                    f"{node.name}: input {arg}'s entry is not an AccumulateGrad of {arg}")
+                script.check(f"grad_fn is None or {child} is {arg}.grad_fn",
+                             f"{node.name}: input {arg}'s entry is not its grad_fn")
 
 
 @behaviour("GFN-1")
@@ -108,23 +116,27 @@ def test_grad_fn_class_names(engine, data, op):
     program = data.draw(op_applications(engine, op), label="program")
     (node,) = program.nodes
     event(f"{op} parameter: {node.param}")
-    tensors = build(program, engine, f"type({node.name}.grad_fn).__name__")
     expected = OPS[node.op].grad_fn_name(node.param)
-    got = type(tensors[node.name].grad_fn).__name__
-    assert got == expected, f"{node.name} = {node.op}(...) has grad_fn {got}, torch's is {expected}"
+    script = Script(engine)
+    script.build(program)
+    script.check(f"type({node.name}.grad_fn).__name__ == {expected!r}",
+                 f"{node.name} = {node.op}(...) has grad_fn "
+                 f"{{type({node.name}.grad_fn).__name__}}, torch's is {expected}")
     if engine.has("graph"):
-        assert tensors[node.name].grad_fn.name() == expected, "grad_fn.name() differs"
+        script.check(f"{node.name}.grad_fn.name() == {expected!r}",
+                     f"grad_fn.name() is {{{node.name}.grad_fn.name()!r}}, torch's is {expected}")
 
 
 @behaviour("GFN-6")
 @needs("grad_fn_names", "inplace")
-def test_index_assignment_records_copy_slices(ag):
+def test_index_assignment_records_copy_slices(engine):
     """Assigning a value that requires grad into a slice of a plain tensor makes it a non-leaf
     whose grad_fn is CopySlices."""
-    record_reproducer("m = torch.tensor([[2., 3.]], requires_grad=True)\nn = torch.zeros(1, 2)\n"
-                      "n[0, 0] = m[0, 0] ** 2\ntype(n.grad_fn).__name__")
-    m = ag.tensor([[2.0, 3.0]], requires_grad=True)
-    n = ag.zeros(1, 2)
-    n[0, 0] = m[0, 0] ** 2
-    assert not n.is_leaf and n.requires_grad
-    assert type(n.grad_fn).__name__ == "CopySlices", type(n.grad_fn).__name__
+    script = Script(engine)
+    script.run("m = torch.tensor([[2.0, 3.0]], requires_grad=True)", "n = torch.zeros(1, 2)",
+               "n[0, 0] = m[0, 0] ** 2")
+    script.check("not n.is_leaf and n.requires_grad",
+                 "n after n[0, 0] = m[0, 0] ** 2 has is_leaf={n.is_leaf}, "
+                 "requires_grad={n.requires_grad}")
+    script.check("type(n.grad_fn).__name__ == 'CopySlices'",
+                 "n.grad_fn is {type(n.grad_fn).__name__}, torch's is CopySlices")

@@ -1,59 +1,243 @@
-"""Which tensors require grad: only floating ones, and op results iff an input does (REQ-*)."""
+"""Which tensors require grad, and how the flag may change (REQ-*, MSG-5).
+
+Only floating tensors can require grad, and an op's result requires grad iff an input does;
+backward needs something that requires grad. The flag can be changed on leaves (in place, the same
+object), not on non-leaves; detach() then requires_grad_() starts a new graph; backward on a leaf
+itself stores the gradient in its own .grad.
+"""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.checks import build, raises_runtime_error, record_reproducer
-from autograd_conformance.harness.strategies import programs, shapes
+from autograd_conformance.harness.checks import held_constant
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
+                                                     shapes)
 
 behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
 
 int_lists = shapes(min_dims=1).flatmap(
     lambda shape: st.lists(st.integers(-5, 5), min_size=shape[0], max_size=shape[0]))
 
+# What a test may try on a non-leaf y: each must raise (REQ-6).
+NON_LEAF_CHANGES = ("y.requires_grad = False", "y.requires_grad = True", "y.requires_grad_(False)")
+
+
+def _recorded(program):
+    """Nodes that require grad: non-leaves."""
+    return [node for node in program.nodes if program.requires_grad(node.name)]
+
+
+def _inner_nodes(program):
+    """Names of nodes that feed the output and are not the output."""
+    return [node.name for node in program.nodes
+            if node.name in program.ancestors() and node.name != program.output]
+
+
+def _leaf_lines(program):
+    """The lines that create `program`'s leaves (its script begins with them)."""
+    return program.script_lines()[:len(program.leaves)]
+
+
+# -- which tensors require grad ------------------------------------------------------------------
+@behaviour("REQ-1")
+@given(values=int_lists)
+def test_integer_tensors_cannot_require_grad(engine, values):
+    script = Script(engine)
+    script.raises(f"torch.tensor({values!r}, dtype=torch.int64, requires_grad=True)")
+
 
 @behaviour("REQ-1")
 @given(values=int_lists)
-def test_integer_tensors_cannot_require_grad(ag, values):
-    record_reproducer(f"torch.tensor({values!r}, dtype=torch.int64, requires_grad=True)")
-    with raises_runtime_error():
-        ag.tensor(values, dtype=ag.int64, requires_grad=True)
-
-
-@behaviour("REQ-1")
-@given(values=int_lists)
-def test_integer_tensors_cannot_be_switched_to_require_grad(ag, values):
-    record_reproducer(f"torch.tensor({values!r}, dtype=torch.int64).requires_grad_()")
-    integers = ag.tensor(values, dtype=ag.int64)
-    with raises_runtime_error():
-        integers.requires_grad_()
+def test_integer_tensors_cannot_be_switched_to_require_grad(engine, values):
+    script = Script(engine)
+    script.run(f"integers = torch.tensor({values!r}, dtype=torch.int64)")
+    script.raises("integers.requires_grad_()")
 
 
 @behaviour("REQ-8")
 @given(data=st.data())
 def test_results_require_grad_iff_an_input_does(engine, data):
     program = data.draw(programs(engine, output="any", requires_grad="mixed"), label="program")
-    tensors = build(program, engine)
+    script = Script(engine)
+    script.build(program)
     for node in program.nodes:
         expected = program.requires_grad(node.name)
-        assert bool(tensors[node.name].requires_grad) == expected, (
-            f"{node.name} = {node.op}({', '.join(node.args)}) has requires_grad="
-            f"{tensors[node.name].requires_grad}, but its inputs' flags make it {expected}")
+        script.check(f"bool({node.name}.requires_grad) == {expected}",
+                     f"{node.name} = {node.op}({', '.join(node.args)}) has requires_grad="
+                     f"{{{node.name}.requires_grad}}, but its inputs' flags make it {expected}")
 
 
 @behaviour("REQ-10")
 @given(data=st.data())
 def test_backward_when_nothing_requires_grad_raises(engine, data):
     program = data.draw(programs(engine, requires_grad="none"), label="program")
-    tensors = build(program, engine, "out.backward()  # must raise")
-    with raises_runtime_error():
-        tensors[program.output].backward()
+    script = Script(engine)
+    script.build(program)
+    script.raises("out.backward()")
 
 
 @behaviour("REQ-10")
-def test_seed_mean_of_plain_input_cannot_backward(ag):
+def test_seed_mean_of_plain_input_cannot_backward(engine):
     """Seed 003: loss = mean(tensor([1, 2, 3])) does not require grad, and backward raises."""
-    loss = ag.tensor([1.0, 2.0, 3.0]).mean()
-    assert not loss.requires_grad
-    with raises_runtime_error():
-        loss.backward()
+    script = Script(engine)
+    script.run("loss = torch.tensor([1.0, 2.0, 3.0]).mean()")
+    script.check("not loss.requires_grad", "the mean of a plain tensor requires grad")
+    script.raises("loss.backward()")
+
+
+# -- changing the flag ---------------------------------------------------------------------------
+@behaviour("REQ-5")
+@given(data=st.data(), how=st.sampled_from(["requires_grad_()", "requires_grad = True"]))
+def test_switching_leaves_to_require_grad(engine, data, how):
+    """requires_grad_() (or assigning requires_grad = True) on a leaf turns it on in place: the
+    same object, still a leaf, now recorded, and it receives its gradient."""
+    program = data.draw(programs(engine, requires_grad="none"), label="program")
+    used = [leaf for leaf in program.leaves if leaf.name in program.ancestors()]
+    switched = data.draw(st.sets(st.sampled_from([leaf.name for leaf in used]), min_size=1),
+                         label="switched on")
+    flagged = program.with_requires_grad({name: True for name in switched})
+    expected = finite_difference_grads(flagged)
+    script = Script(engine)
+    script.run(*_leaf_lines(program))       # none requires grad yet
+    for name in sorted(switched):           # switched before the ops run
+        if how == "requires_grad_()":
+            script.run(f"switched = {name}.requires_grad_()")
+            script.check(f"switched is {name}", "requires_grad_() returned a new object")
+        else:
+            script.run(f"{name}.requires_grad = True")
+        script.check(f"{name}.requires_grad and {name}.is_leaf",
+                     f"after {name}.{how} on a leaf, requires_grad is {{{name}.requires_grad}} "
+                     f"and is_leaf is {{{name}.is_leaf}}")
+    script.build(flagged, given=[leaf.name for leaf in program.leaves])
+    script.run("out.backward()")
+    for name in sorted(switched):
+        script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
+                           oracle="finite-difference")
+
+
+@behaviour("REQ-5")
+@given(data=st.data())
+def test_switching_leaves_off(engine, data):
+    """requires_grad_(False) on a leaf turns recording off: ops on it no longer require grad."""
+    program = data.draw(programs(engine, requires_grad="all", max_ops=1), label="program")
+    name = program.leaves[0].name
+    script = Script(engine)
+    script.build(program)
+    script.run(f"switched = {name}.requires_grad_(False)")
+    script.check(f"switched is {name}", "requires_grad_(False) returned a new object")
+    script.check(f"not {name}.requires_grad and {name}.is_leaf",
+                 f"after {name}.requires_grad_(False), requires_grad is "
+                 f"{{{name}.requires_grad}} and is_leaf is {{{name}.is_leaf}}")
+    script.check(f"not ({name} * 2).requires_grad",
+                 f"{name} * 2 requires grad after requires_grad_(False)")
+
+
+@behaviour("REQ-6")
+@given(data=st.data(), change=st.sampled_from(sorted(NON_LEAF_CHANGES)))
+def test_changing_requires_grad_of_a_non_leaf_raises(engine, data, change):
+    """Only leaves' flags can change: on a non-leaf, assigning requires_grad (either value) or
+    calling requires_grad_(False) raises RuntimeError and leaves it recorded."""
+    program = data.draw(programs(engine, output="any", candidates=_recorded), label="program")
+    node = data.draw(st.sampled_from(_recorded(program)), label="non-leaf")
+    event(f"changed the output itself: {node.name == program.output}")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"y = {node.name}")
+    script.raises(change)
+    script.check("y.requires_grad and not y.is_leaf",
+                 f"{change} changed the non-leaf although it raised")
+
+
+@behaviour("REQ-6")
+@given(data=st.data())
+def test_requires_grad_true_on_a_non_leaf_is_a_no_op(engine, data):
+    """requires_grad_(True) on a non-leaf (which already requires grad) silently does nothing."""
+    program = data.draw(programs(engine, candidates=computed_output), label="program")
+    script = Script(engine)
+    script.build(program)
+    script.check("not out.is_leaf", "out is computed from a leaf that requires grad, but is a leaf")
+    script.run("same = out.requires_grad_(True)")
+    script.check("same is out", "requires_grad_(True) on a non-leaf returned a new object")
+    script.check("out.requires_grad and not out.is_leaf and out.grad_fn is not None",
+                 "after out.requires_grad_(True): requires_grad={out.requires_grad}, "
+                 "is_leaf={out.is_leaf}, grad_fn={out.grad_fn!r}")
+
+
+@behaviour("MSG-5")
+@needs("messages")
+@given(data=st.data())
+def test_non_leaf_requires_grad_message(engine, data):
+    program = data.draw(programs(engine, requires_grad="all", candidates=computed_output),
+                        label="program")
+    script = Script(engine)
+    script.build(program)
+    script.check("not out.is_leaf", "out is computed from leaves that require grad, but is a leaf")
+    script.raises("out.requires_grad = False",
+                  "you can only change requires_grad flags of leaf variables.")
+
+
+@behaviour("REQ-7")
+@given(data=st.data())
+def test_detach_then_requires_grad_starts_a_new_graph(engine, data):
+    """h.detach().requires_grad_() is a new leaf: the rest of the program differentiates into it
+    (its grad is d out / d h) and nothing flows past it to h's inputs."""
+    program = data.draw(programs(engine, candidates=_inner_nodes), label="program")
+    cut = data.draw(st.sampled_from(_inner_nodes(program)), label="cut")
+    event(f"the cut node requires grad: {program.requires_grad(cut)}")
+    expected = finite_difference_grads(program, wrt=[cut])[cut]
+    upstream = finite_difference_grads(held_constant(program, [cut]))
+
+    def cut_here(name, line):
+        """The cut node is replaced by a new leaf right after it is computed."""
+        return [line, f"{name} = {name}.detach().requires_grad_()"] if name == cut else [line]
+
+    script = Script(engine)
+    script.build(program, wrap=cut_here)
+    script.check(f"{cut}.is_leaf and {cut}.grad_fn is None and {cut}.requires_grad",
+                 f"{cut}.detach().requires_grad_() has is_leaf={{{cut}.is_leaf}}, "
+                 f"grad_fn={{{cut}.grad_fn!r}}, requires_grad={{{cut}.requires_grad}}")
+    script.run("out.backward()")
+    script.check_close(f"{cut}.grad", expected, dtype=program.dtype,
+                       oracle="finite-difference with respect to the cut node")
+    for leaf in program.leaves:
+        if leaf.name in upstream:
+            script.check_close(f"{leaf.name}.grad", upstream[leaf.name], dtype=program.dtype,
+                               oracle="finite-difference with the cut node held constant")
+        else:
+            script.check(f"{leaf.name}.grad is None",
+                         f"{leaf.name} is only behind the cut, but got .grad {{{leaf.name}.grad}}")
+
+
+@behaviour("REQ-13")
+@given(shape=st.sampled_from([(), (1,), (1, 1)]), passes=st.integers(1, 3))
+def test_backward_on_a_one_element_leaf_accumulates_ones(engine, shape, passes):
+    """backward() on a leaf that requires grad adds 1 to its .grad per call; there is no graph to
+    free, so it can be repeated without retain_graph."""
+    script = Script(engine)
+    if shape:
+        script.run(f"x = torch.zeros({', '.join(map(str, shape))}, requires_grad=True)")
+    else:
+        script.run("x = torch.tensor(0.0, requires_grad=True)")
+    for _ in range(passes):
+        script.run("x.backward()")
+    script.check(f"x.grad is not None and to_numpy(x.grad).shape == {shape!r} "
+                 f"and (to_numpy(x.grad) == {passes}).all()",
+                 f"x.grad after {passes} x.backward() is {{x.grad}}, "
+                 f"expected {passes} with shape {shape}")
+
+
+@behaviour("REQ-13")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_backward_on_a_leaf_with_gradient_stores_the_gradient(engine, shape, data):
+    """x.backward(v) on a leaf stores v itself in x.grad (the Jacobian is the identity)."""
+    dtype = data.draw(st.sampled_from(["float32", "float64"] if engine.has("float64")
+                                      else ["float32"]), label="dtype")
+    v = data.draw(cotangents(shape, dtype), label="gradient")
+    script = Script(engine)
+    script.run(f"x = torch.tensor(np.zeros({shape!r}).tolist(), dtype=torch.{dtype}, "
+               f"requires_grad=True)",
+               f"x.backward(torch.tensor({literal(v)}, dtype=torch.{dtype}))")
+    script.check_close("x.grad", v, dtype=dtype, oracle="identity")

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import build, engine_tensor, grad_or_none, record_reproducer
-from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.oracles import finite_difference_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
+from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
@@ -33,17 +33,20 @@ def test_diamonds_sum_the_contributions_of_every_use(engine, data):
     base = data.draw(programs(engine, output="any", max_ops=4), label="program")
     program = _with_reuse(base)
     u = base.output
-    tensors = build(program, engine, f"{u}.retain_grad()", "out.backward()")
-    if not tensors[u].is_leaf:
-        tensors[u].retain_grad()
-    tensors[program.output].backward()
-    expected = finite_difference_grads(program, wrt=[leaf.name for leaf in program.grad_leaves()]
-                                       + [u])
-    for name in [leaf.name for leaf in program.grad_leaves()] + [u]:
-        if name == u and not program.requires_grad(u):
-            continue
-        assert_close(grad_or_none(engine, tensors[name]), expected[name], dtype=program.dtype,
-                     oracle="finite-difference (sum over paths)", what=f"{name}.grad")
+    leaves = [leaf.name for leaf in program.grad_leaves()]
+    expected = finite_difference_grads(program, wrt=leaves + [u])
+    # u's own gradient is checked where u requires grad; retain_grad() is for a non-leaf (a leaf
+    # that requires grad keeps its .grad anyway).
+    u_is_non_leaf = program.requires_grad(u) and u not in {leaf.name for leaf in program.leaves}
+    script = Script(engine)
+    script.build(program)
+    if u_is_non_leaf:
+        script.run(f"{u}.retain_grad()")
+    script.run("out.backward()")
+    checked = leaves + [u] if program.requires_grad(u) and u not in leaves else leaves
+    for name in checked:
+        script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
+                           oracle="finite-difference (sum over paths)")
 
 
 @behaviour("MISC-2")
@@ -62,10 +65,11 @@ def test_the_same_tensor_twice_in_one_op(engine, data, op):
     program = Program(dtype, (Leaf("x0", bound_values, True),),
                       (Node("v1", op, ("x0", "x0")), Node("v2", "tanh", ("v1",)),
                        Node("v3", "sum", ("v2",))), "v3")
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
-    assert_close(grad_or_none(engine, tensors["x0"]), finite_difference_grads(program)["x0"],
-                 dtype=dtype, oracle="finite-difference", what=f"x0.grad through x0 {op} x0")
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward()")
+    script.check_close("x0.grad", finite_difference_grads(program)["x0"], dtype=dtype,
+                       oracle=f"finite-difference through x0 {op} x0")
 
 
 @behaviour("ACC-2")
@@ -75,19 +79,14 @@ def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
     sum of the two gradients (accumulation equals a sum)."""
     first = data.draw(programs(engine), label="program")
     second = _with_reuse(first.with_requires_grad({}))
-    record_reproducer(first.to_script("out1 = out",
-                                      "# out2: the program rebuilt on the same leaves, then "
-                                      "sum(tanh(out) + out * out + out)",
-                                      "out1.backward(); out2.backward()"))
-    leaves = {leaf.name: engine_tensor(engine, leaf.values, first.dtype, leaf.requires_grad)
-              for leaf in first.leaves}
-    out1 = first.run_on(engine, given=leaves)[first.output]
-    out2 = second.run_on(engine, given=leaves)[second.output]
-    out1.backward()
-    out2.backward()
     one = finite_difference_grads(first)
     two = finite_difference_grads(second)
+    script = Script(engine)
+    script.build(first)
+    script.run("out1 = out")
+    # The program again on the same leaves, continued as sum(tanh(out) + out * out + out).
+    script.build(second, given=[leaf.name for leaf in first.leaves])
+    script.run("out2 = out", "out1.backward()", "out2.backward()")
     for leaf in first.grad_leaves():
-        assert_close(grad_or_none(engine, leaves[leaf.name]), one[leaf.name] + two[leaf.name],
-                     dtype=first.dtype, oracle="sum of the two outputs' finite differences",
-                     what=f"{leaf.name}.grad")
+        script.check_close(f"{leaf.name}.grad", one[leaf.name] + two[leaf.name],
+                           dtype=first.dtype, oracle="sum of the two outputs' finite differences")

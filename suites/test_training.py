@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import grad_or_none, record_reproducer
-from autograd_conformance.harness.oracles import assert_close
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import values
 
 behaviour = pytest.mark.behaviour
@@ -32,117 +31,101 @@ def _safe_lr(X):
     return 1.0 / (2.0 / len(X) * float(np.sum(X ** 2)) + 1e-3)
 
 
-def _loss(ag, X, y, w):
-    residual = ag.tensor(X.tolist()) @ w - ag.tensor(y.tolist())
-    return (residual * residual).mean()
-
-
-def _script(X, y, w, lr, *after):
-    return "\n".join([f"X = torch.tensor({X.tolist()})", f"y = torch.tensor({y.tolist()})",
-                      f"w = torch.nn.Parameter(torch.tensor({w.tolist()}))",
-                      f"opt = torch.optim.SGD([w], lr={lr})",
-                      "loss = lambda: ((X @ w - y) ** 2).mean()", *after])
+def _problem(script, X, y, w0):
+    """The script's X, y, the parameter w (starting at w0) and loss(), the mean squared residual
+    of the current X, w and y."""
+    script.run(f"X = torch.tensor({literal(X)})", f"y = torch.tensor({literal(y)})",
+               f"w = torch.nn.Parameter(torch.tensor({literal(w0)}))",
+               "def loss():\n"
+               "    residual = X @ w - y\n"
+               "    return (residual * residual).mean()")
 
 
 @behaviour("OPT-1")
 @needs("nn", "optim")
 @given(problem=least_squares())
-def test_sgd_step_follows_the_gradient_and_lowers_a_convex_loss(engine, ag, problem):
+def test_sgd_step_follows_the_gradient_and_lowers_a_convex_loss(engine, problem):
     """One SGD step sets w to w - lr * w.grad; with lr below 1/curvature the loss does not go
     up, and goes down by at least lr/2 |grad|^2."""
     X, y, w0 = problem
     lr = _safe_lr(X)
-    record_reproducer(_script(X, y, w0, lr, "opt.zero_grad(); l0 = loss(); l0.backward()",
-                              "opt.step(); loss() <= l0"))
-    w = ag.nn.Parameter(ag.tensor(w0.tolist()))
-    optimizer = ag.optim.SGD([w], lr=lr)
-    optimizer.zero_grad()
-    before = _loss(ag, X, y, w)
-    before.backward()
     g = _gradient(X, y, w0)
-    assert_close(grad_or_none(engine, w), g, dtype="float32", oracle="analytic 2/n X^T (Xw - y)",
-                 what="w.grad")
-    optimizer.step()
-    assert_close(engine.to_numpy(w), w0 - lr * g, dtype="float32", oracle="w - lr * grad",
-                 what="w after step()")
-    after = _loss(ag, X, y, w).item()
-    bound = before.item() - lr / 2 * float(np.sum(g ** 2))
-    assert after <= bound + 1e-4 * max(1.0, abs(before.item())), (
-        f"loss went from {before.item()} to {after}; a step of lr={lr} must reach {bound}")
+    decrease = lr / 2 * float(np.sum(g ** 2))     # the least a step of lr must take off
+    script = Script(engine)
+    _problem(script, X, y, w0)
+    script.run(f"optimizer = torch.optim.SGD([w], lr={lr!r})", "optimizer.zero_grad()",
+               "before = loss()", "before.backward()")
+    script.check_close("w.grad", g, dtype="float32", oracle="analytic 2/n X^T (Xw - y)")
+    script.run("optimizer.step()")
+    script.check_close("w", w0 - lr * g, dtype="float32", oracle="w - lr * grad")
+    script.run("after = loss().item()")
+    script.check(f"after <= before.item() - {decrease!r} + 1e-4 * max(1.0, abs(before.item()))",
+                 f"loss went from {{before.item()}} to {{after}}; a step of lr={lr} must reach "
+                 f"{{before.item() - {decrease!r}}}")
 
 
 @behaviour("OPT-2")
 @needs("nn", "optim")
 @given(problem=least_squares(), data=st.data())
-def test_forgetting_zero_grad_steps_with_accumulated_gradients(engine, ag, problem, data):
+def test_forgetting_zero_grad_steps_with_accumulated_gradients(engine, problem, data):
     """Without zero_grad between two steps, the second backward adds to the first gradient, and
     the second update is lr times the sum of both steps' gradients."""
     X, y, w0 = problem
     y2 = data.draw(values(y.shape, "float32"), label="second targets")
     lr = _safe_lr(X) / 2
-    record_reproducer(_script(X, y, w0, lr, "loss().backward(); opt.step()",
-                              f"y = torch.tensor({y2.tolist()})",
-                              "loss().backward(); opt.step()  # no zero_grad in between"))
-    w = ag.nn.Parameter(ag.tensor(w0.tolist()))
-    optimizer = ag.optim.SGD([w], lr=lr)
-    _loss(ag, X, y, w).backward()
-    optimizer.step()
     g1 = _gradient(X, y, w0)
     w1 = w0 - lr * g1
-    _loss(ag, X, y2, w).backward()
     g2 = _gradient(X, y2, w1)
-    assert_close(grad_or_none(engine, w), g1 + g2, dtype="float32",
-                 oracle="sum of both steps' analytic gradients", what="w.grad")
-    optimizer.step()
-    assert_close(engine.to_numpy(w), w1 - lr * (g1 + g2), dtype="float32",
-                 oracle="w1 - lr * (g1 + g2)", what="w after the second step()")
+    script = Script(engine)
+    _problem(script, X, y, w0)
+    script.run(f"optimizer = torch.optim.SGD([w], lr={lr!r})",
+               "loss().backward()", "optimizer.step()",
+               f"y = torch.tensor({literal(y2)})",
+               "loss().backward()  # no zero_grad in between")
+    script.check_close("w.grad", g1 + g2, dtype="float32",
+                       oracle="sum of both steps' analytic gradients")
+    script.run("optimizer.step()")
+    script.check_close("w", w1 - lr * (g1 + g2), dtype="float32", oracle="w1 - lr * (g1 + g2)")
 
 
 @behaviour("OPT-3")
 @needs("nn", "optim")
 @given(problem=least_squares(), on=st.sampled_from(["optimizer", "module"]))
-def test_zero_grad_without_set_to_none_zeros_in_place(engine, ag, problem, on):
+def test_zero_grad_without_set_to_none_zeros_in_place(engine, problem, on):
     """zero_grad(set_to_none=False), on an optimizer or a module, leaves zero tensors in the .grad
     that exist and None where .grad was None; the next backward stores exactly the new gradient."""
     X, y, w0 = problem
-    record_reproducer(_script(X, y, w0, 0.1, "unused = torch.nn.Parameter(torch.ones(2))",
-                              "module = torch.nn.Module(); module.w, module.unused = w, unused",
-                              "opt = torch.optim.SGD([w, unused], lr=0.1)", "loss().backward()",
-                              f"{'opt' if on == 'optimizer' else 'module'}"
-                              f".zero_grad(set_to_none=False)", "loss().backward()"))
-    module = ag.nn.Module()
-    module.w = ag.nn.Parameter(ag.tensor(w0.tolist()))
-    module.unused = ag.nn.Parameter(ag.ones(2))
-    w = module.w
-    optimizer = ag.optim.SGD([w, module.unused], lr=0.1)
-    _loss(ag, X, y, w).backward()
-    (optimizer if on == "optimizer" else module).zero_grad(set_to_none=False)
-    zeroed = grad_or_none(engine, w)
-    assert zeroed is not None, f"{on}.zero_grad(set_to_none=False) set w.grad to None"
-    assert not np.any(zeroed), f"{on}.zero_grad(set_to_none=False) left {zeroed.tolist()}"
-    unused = grad_or_none(engine, module.unused)
-    assert unused is None, (f"{on}.zero_grad(set_to_none=False) gave unused, whose .grad was "
-                            f"None, .grad {unused.tolist()}")
-    _loss(ag, X, y, w).backward()
-    assert_close(grad_or_none(engine, w), _gradient(X, y, w0), dtype="float32",
-                 oracle="analytic gradient (one pass)", what="w.grad")
+    script = Script(engine)
+    _problem(script, X, y, w0)
+    script.run("module = torch.nn.Module()", "module.w = w",
+               "module.unused = torch.nn.Parameter(torch.ones(2))",
+               "optimizer = torch.optim.SGD([w, module.unused], lr=0.1)",
+               "loss().backward()", f"{on}.zero_grad(set_to_none=False)")
+    script.check("w.grad is not None", f"{on}.zero_grad(set_to_none=False) set w.grad to None")
+    script.check("not to_numpy(w.grad).any()",
+                 f"{on}.zero_grad(set_to_none=False) left {{w.grad}}")
+    script.check("module.unused.grad is None",
+                 f"{on}.zero_grad(set_to_none=False) gave unused, whose .grad was None, "
+                 f".grad {{module.unused.grad}}")
+    script.run("loss().backward()")
+    script.check_close("w.grad", _gradient(X, y, w0), dtype="float32",
+                       oracle="analytic gradient (one pass)")
 
 
 @behaviour("MOD-13")
 @needs("nn", "optim")
 @given(problem=least_squares(), use_adam=st.booleans())
-def test_optimizers_skip_parameters_without_grad(engine, ag, problem, use_adam):
+def test_optimizers_skip_parameters_without_grad(engine, problem, use_adam):
     """A parameter whose .grad is None (it took no part in the loss) is left unchanged by
     step(), for SGD and Adam alike."""
     X, y, w0 = problem
-    record_reproducer(_script(X, y, w0, 0.1, "unused = torch.nn.Parameter(torch.ones(2))",
-                              f"opt = torch.optim.{'Adam' if use_adam else 'SGD'}([w, unused], "
-                              f"lr=0.1)", "loss().backward(); opt.step()"))
-    w = ag.nn.Parameter(ag.tensor(w0.tolist()))
-    unused = ag.nn.Parameter(ag.ones(2))
-    optimizer = (ag.optim.Adam if use_adam else ag.optim.SGD)([w, unused], lr=0.1)
-    _loss(ag, X, y, w).backward()
-    assert unused.grad is None
-    optimizer.step()
-    assert np.array_equal(engine.to_numpy(unused), np.ones(2)), (
-        f"step() changed a parameter without grad to {engine.to_numpy(unused).tolist()}")
+    script = Script(engine)
+    _problem(script, X, y, w0)
+    script.run("unused = torch.nn.Parameter(torch.ones(2))",
+               f"optimizer = torch.optim.{'Adam' if use_adam else 'SGD'}([w, unused], lr=0.1)",
+               "loss().backward()")
+    script.check("unused.grad is None",
+                 "unused took no part in the loss but has .grad {unused.grad}")
+    script.run("optimizer.step()")
+    script.check("np.array_equal(to_numpy(unused), np.ones(2))",
+                 "step() changed a parameter without grad to {to_numpy(unused).tolist()}")
