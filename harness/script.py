@@ -12,7 +12,6 @@ reproducer, attributed to the behaviour whose check failed; the report reads it 
 from __future__ import annotations
 
 import linecache
-import math
 import sys
 import textwrap
 from pathlib import Path
@@ -32,13 +31,20 @@ PRELUDE = '''\
 to_numpy = getattr(torch, "to_numpy", lambda t: t.detach().numpy())
 
 
-def assert_close(actual, expected, rtol, atol, what):
-    """Fail unless the tensor `actual` is within rtol (relative) and atol of `expected`."""
+def values(x):
+    """A tensor's values, or an array or number as it is, as float64 NumPy."""
+    plain = isinstance(x, (np.ndarray, np.generic, list, tuple, float, int))
+    return np.asarray(x if plain else to_numpy(x), dtype=np.float64)
+
+
+def assert_close(actual, expected, rtol, atol_scale, what):
+    """Fail unless `actual` is within rtol (relative) and atol of `expected`, where
+    atol = atol_scale * max(1, the largest |expected|)."""
     assert actual is not None, f"{what} is None, expected {expected}"
-    actual = np.asarray(to_numpy(actual), dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    actual, expected = values(actual), values(expected)
     assert actual.shape == expected.shape, (
         f"{what} has shape {actual.shape}, expected {expected.shape}")
+    atol = atol_scale * max(1.0, np.abs(expected).max(initial=0.0))
     error = np.abs(actual - expected)
     assert np.all(error <= atol + rtol * np.abs(expected)), (
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
@@ -105,12 +111,19 @@ class Script:
         """Assert that the tensor `expression` matches `expected` (the `oracle`'s values) within
         `dtype`'s tolerance (harness/oracles.py); None fails as None."""
         __tracebackhide__ = True
+        self.check_agrees(expression, literal(expected), dtype=dtype, oracle=oracle,
+                          behaviour=behaviour)
+
+    def check_agrees(self, actual: str, expected: str, *, dtype: str, oracle: str,
+                     behaviour: str | None = None) -> None:
+        """Assert that `actual` matches `expected`, both script expressions (tensors, arrays or
+        literals: the engine against an algebraic oracle, or against itself), within `dtype`'s
+        tolerance."""
+        __tracebackhide__ = True
         tolerance = TOLERANCES[dtype]
-        expected = np.asarray(expected, dtype=np.float64)
-        atol = tolerance.atol_scale * max(1.0, float(np.max(np.abs(expected), initial=0.0)))
-        what = f"{expression} ({oracle} oracle)"
-        self._execute(f"assert_close({expression}, {literal(expected)}, rtol={tolerance.rtol!r}, "
-                      f"atol={_float(atol)}, what={what!r})", behaviour)
+        what = f"{actual} ({oracle} oracle)"
+        self._execute(f"assert_close({actual}, {expected}, rtol={tolerance.rtol!r}, "
+                      f"atol_scale={tolerance.atol_scale!r}, what={what!r})", behaviour)
 
     def raises(self, code: str, message: str | None = None, *, error: str = "RuntimeError",
                behaviour: str | None = None) -> None:
@@ -155,10 +168,6 @@ def _step_name() -> str:
     while frame.f_back is not None and frame.f_code.co_filename in _HELPERS:
         frame = frame.f_back
     return f"<step at {Path(frame.f_code.co_filename).name}:{frame.f_lineno}>"
-
-
-def _float(value: float) -> str:
-    return repr(value) if math.isfinite(value) else f'float("{value}")'
 
 
 def reproducers(failure: BaseException | None) -> list[tuple[str | None, str]]:

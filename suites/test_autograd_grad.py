@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.checks import (build, engine_tensor, grad_or_none, raises_runtime_error,
-                            values_or_none)
-from autograd_conformance.harness.oracles import assert_close, central_differences, finite_difference_grads
+from autograd_conformance.harness.oracles import (central_differences,
+                                                  finite_difference_grads)
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
                                                      recorded_nodes)
 
@@ -16,8 +16,9 @@ behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
 
-def _grad(engine, outputs, inputs, **options):
-    return engine.ns.autograd.grad(outputs, inputs, **options)
+def _names(leaves) -> str:
+    """The leaves as the list literal of the script's inputs: `[x0, x2]`."""
+    return f"[{', '.join(leaf.name for leaf in leaves)}]"
 
 
 @behaviour("GRAD-1")
@@ -28,17 +29,17 @@ def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     differences) and leaves every .grad None."""
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
-    tensors = build(program, engine, f"torch.autograd.grad(out, [{', '.join(l.name for l in leaves)}])")
-    result = _grad(engine, tensors[program.output], [tensors[leaf.name] for leaf in leaves])
-    assert isinstance(result, tuple) and len(result) == len(leaves), (
-        f"autograd.grad returned {type(result).__name__} of length {len(result)} for "
-        f"{len(leaves)} inputs")
     expected = finite_difference_grads(program)
-    for leaf, grad in zip(leaves, result):
-        assert grad_or_none(engine, tensors[leaf.name]) is None, (
-            f"autograd.grad filled {leaf.name}.grad")
-        assert_close(values_or_none(engine, grad), expected[leaf.name], dtype=program.dtype,
-                     oracle="finite-difference", what=f"autograd.grad for {leaf.name}")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
+    script.check(f"isinstance(grads, tuple) and len(grads) == {len(leaves)}",
+                 f"autograd.grad returned {{type(grads).__name__}} of length {{len(grads)}} for "
+                 f"{len(leaves)} inputs")
+    for index, leaf in enumerate(leaves):
+        script.check(f"{leaf.name}.grad is None", f"autograd.grad filled {leaf.name}.grad")
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle="finite-difference")
 
 
 @behaviour("GRAD-1")
@@ -49,14 +50,18 @@ def test_autograd_grad_equals_backward_into_fresh_leaves(engine, data):
     leaves whose .grad was None."""
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
-    first = build(program, engine, "g = torch.autograd.grad(out, leaves)",
-                  "# a second run of the program: out.backward(); compare leaf.grad with g")
-    returned = _grad(engine, first[program.output], [first[leaf.name] for leaf in leaves])
-    second = program.run_on(engine)
-    second[program.output].backward()
-    for leaf, grad in zip(leaves, returned):
-        assert_close(grad_or_none(engine, second[leaf.name]), values_or_none(engine, grad),
-                     dtype=program.dtype, oracle="autograd.grad", what=f"{leaf.name}.grad")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
+    script.run("# A second run of the program, on fresh leaves: backward() must accumulate what "
+               "autograd.grad returned")
+    script.build(program)
+    script.run("out.backward()")
+    for index, leaf in enumerate(leaves):
+        script.check(f"grads[{index}] is not None",
+                     f"autograd.grad gave None for {leaf.name}, which takes part")
+        script.check_agrees(f"{leaf.name}.grad", f"grads[{index}]", dtype=program.dtype,
+                            oracle="autograd.grad")
 
 
 @behaviour("GRAD-2")
@@ -67,20 +72,18 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
     allow_unused=True its gradient is None and the others are unchanged."""
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
-    tensors = build(program, engine, "unused = torch.ones(2, requires_grad=True)",
-                    "torch.autograd.grad(out, [*leaves, unused], retain_graph=True)  # raises",
-                    "torch.autograd.grad(out, [*leaves, unused], allow_unused=True)")
-    unused = engine.ns.ones(2, requires_grad=True)
-    inputs = [tensors[leaf.name] for leaf in leaves] + [unused]
-    out = tensors[program.output]
-    with raises_runtime_error():
-        _grad(engine, out, inputs, retain_graph=True)
-    result = _grad(engine, out, inputs, allow_unused=True)
-    assert result[-1] is None, f"allow_unused=True gave {result[-1]!r} for the unused input"
+    inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
     expected = finite_difference_grads(program)
-    for leaf, grad in zip(leaves, result):
-        assert_close(values_or_none(engine, grad), expected[leaf.name], dtype=program.dtype,
-                     oracle="finite-difference", what=f"autograd.grad for {leaf.name}")
+    script = Script(engine)
+    script.build(program)
+    script.run("unused = torch.ones(2, requires_grad=True)")
+    script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True)")
+    script.run(f"grads = torch.autograd.grad(out, {inputs}, allow_unused=True)")
+    script.check("grads[-1] is None",
+                 "allow_unused=True gave {grads[-1]!r} for the unused input")
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle="finite-difference")
 
 
 @behaviour("GRAD-4")
@@ -92,11 +95,11 @@ def test_gradients_with_respect_to_intermediates(engine, data):
     program = data.draw(programs(engine, candidates=recorded_nodes), label="program")
     name = data.draw(st.sampled_from(recorded_nodes(program)), label="intermediate")
     event(f"gradient with respect to the output itself: {name == program.output}")
-    tensors = build(program, engine, f"torch.autograd.grad(out, [{name}])")
-    (grad,) = _grad(engine, tensors[program.output], [tensors[name]])
     expected = finite_difference_grads(program, wrt=[name])[name]
-    assert_close(values_or_none(engine, grad), expected, dtype=program.dtype,
-                 oracle="finite-difference", what=f"autograd.grad for {name}")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"(grad,) = torch.autograd.grad(out, [{name}])")
+    script.check_close("grad", expected, dtype=program.dtype, oracle="finite-difference")
 
 
 @behaviour("JAC-2")
@@ -108,16 +111,15 @@ def test_autograd_grad_of_a_non_scalar_needs_grad_outputs(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
     leaves = program.grad_leaves()
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="grad_outputs")
-    tensors = build(program, engine, "torch.autograd.grad(out, leaves)  # raises",
-                    f"torch.autograd.grad(out, leaves, grad_outputs=torch.tensor({v.tolist()}))")
-    out, inputs = tensors[program.output], [tensors[leaf.name] for leaf in leaves]
-    with raises_runtime_error():
-        _grad(engine, out, inputs, retain_graph=True)
-    result = _grad(engine, out, inputs, grad_outputs=engine_tensor(engine, v, program.dtype))
     expected = finite_difference_grads(program, v)
-    for leaf, grad in zip(leaves, result):
-        assert_close(values_or_none(engine, grad), expected[leaf.name], dtype=program.dtype,
-                     oracle="finite-difference v^T J", what=f"autograd.grad for {leaf.name}")
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"torch.autograd.grad(out, {_names(leaves)}, retain_graph=True)")
+    script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
+               f"grads = torch.autograd.grad(out, {_names(leaves)}, grad_outputs=v)")
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle="finite-difference v^T J")
 
 
 @behaviour("RETAIN-2")
@@ -128,20 +130,19 @@ def test_autograd_grad_frees_the_graph_too(engine, data, retain):
     passed retain_graph=True, and then gives the same result."""
     program = data.draw(programs(engine, saves_tensors=True), label="program")
     leaves = program.grad_leaves()
-    tensors = build(program, engine, f"torch.autograd.grad(out, leaves, retain_graph={retain})",
-                    "torch.autograd.grad(out, leaves)")
-    out, inputs = tensors[program.output], [tensors[leaf.name] for leaf in leaves]
     event(f"retain_graph={retain}")
-    first = _grad(engine, out, inputs, retain_graph=retain)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"first = torch.autograd.grad(out, {_names(leaves)}, retain_graph={retain})")
     if retain:
-        second = _grad(engine, out, inputs)
-        for leaf, a, b in zip(leaves, first, second):
-            assert_close(values_or_none(engine, b), values_or_none(engine, a),
-                         dtype=program.dtype, oracle="the first call",
-                         what=f"second autograd.grad for {leaf.name}")
+        script.run(f"second = torch.autograd.grad(out, {_names(leaves)})")
+        for index, leaf in enumerate(leaves):
+            script.check(f"first[{index}] is not None",
+                         f"the first autograd.grad gave None for {leaf.name}")
+            script.check_agrees(f"second[{index}]", f"first[{index}]", dtype=program.dtype,
+                                oracle="the first call")
     else:
-        with raises_runtime_error():
-            _grad(engine, out, inputs)
+        script.raises(f"torch.autograd.grad(out, {_names(leaves)})")
 
 
 @behaviour("REQ-12")
@@ -151,11 +152,14 @@ def test_autograd_grad_for_an_input_not_requiring_grad_raises(engine, data):
     """Asking autograd.grad for the gradient of a tensor that does not require grad raises."""
     program = data.draw(programs(engine), label="program")
     plain = [leaf for leaf in program.leaves if not leaf.requires_grad]
-    tensors = build(program, engine, "constant = torch.ones(2)",
-                    "torch.autograd.grad(out, [constant])  # raises")
-    target = tensors[plain[0].name] if plain else engine.ns.ones(2)
-    with raises_runtime_error():
-        _grad(engine, tensors[program.output], [target], allow_unused=True)
+    script = Script(engine)
+    script.build(program)
+    if plain:
+        target = plain[0].name
+    else:
+        target = "constant"
+        script.run("constant = torch.ones(2)")
+    script.raises(f"torch.autograd.grad(out, [{target}], allow_unused=True)")
 
 
 @behaviour("GRAD-8")
@@ -164,9 +168,9 @@ def test_autograd_grad_for_an_input_not_requiring_grad_raises(engine, data):
 def test_autograd_grad_with_no_inputs_raises(engine, data):
     """autograd.grad(out, []) raises: RuntimeError in torch 2.13, ValueError before."""
     program = data.draw(programs(engine, max_ops=2), label="program")
-    tensors = build(program, engine, "torch.autograd.grad(out, [])  # raises")
-    with pytest.raises((RuntimeError, ValueError)):
-        _grad(engine, tensors[program.output], [])
+    script = Script(engine)
+    script.build(program)
+    script.raises("torch.autograd.grad(out, [])", error="(RuntimeError, ValueError)")
 
 
 @behaviour("MISC-4")
@@ -179,26 +183,31 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
     leaves = program.grad_leaves()
     names = data.draw(st.lists(st.sampled_from([leaf.name for leaf in leaves]), min_size=1,
                                unique=True), label="inputs")
-    tensors = build(program, engine, f"out.backward(inputs=[{', '.join(names)}])")
-    tensors[program.output].backward(inputs=[tensors[name] for name in names])
     expected = finite_difference_grads(program)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.backward(inputs=[{', '.join(names)}])")
     for leaf in program.leaves:
-        grad = grad_or_none(engine, tensors[leaf.name])
         if leaf.name in names:
-            assert_close(grad, expected[leaf.name], dtype=program.dtype,
-                         oracle="finite-difference", what=f"{leaf.name}.grad")
+            script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
+                               oracle="finite-difference")
         else:
-            assert grad is None, f"{leaf.name} is not in inputs but got .grad {grad.tolist()}"
+            script.check(f"{leaf.name}.grad is None",
+                         f"{leaf.name} is not in inputs but got .grad {{{leaf.name}.grad}}")
 
 
 # -- higher order ------------------------------------------------------------------------------
 
 def _first_derivative(engine, program, leaf_name, values):
-    """d out / d leaf at the leaf's `values` (float64), by the engine's own autograd.grad."""
-    given = {leaf_name: engine_tensor(engine, values, "float64", requires_grad=True)}
-    tensors = program.run_on(engine, given=given)
-    (grad,) = _grad(engine, tensors[program.output], [given[leaf_name]])
-    return engine.to_numpy(grad)
+    """d out / d leaf at the leaf's `values` (float64), by the engine's own autograd.grad: the
+    raw data of the oracle below. It runs in a Script of its own, made before the test's (whose
+    steps are the reproducer), and is read, never checked."""
+    oracle = Script(engine)
+    oracle.run(f"{leaf_name} = torch.tensor({literal(values)}, dtype=torch.float64, "
+               f"requires_grad=True)")
+    oracle.build(program, given=[leaf_name])
+    oracle.run(f"(g,) = torch.autograd.grad(out, [{leaf_name}])")
+    return oracle.value("to_numpy(g)")
 
 
 def _hvp_by_finite_differences(engine, program, leaf_name, weights):
@@ -227,20 +236,18 @@ def test_create_graph_gives_second_derivatives(engine, data):
     equals the finite differences of the first derivatives (a Hessian-vector product). A gradient
     that does not require grad must be a constant (zero second derivative)."""
     program, name, weights = _second_order_case(engine, data)
-    tensors = build(program, engine, f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)",
-                    f"w = torch.tensor({weights.tolist()}, dtype=torch.float64)",
-                    f"torch.autograd.grad((g * w).sum(), [{name}], allow_unused=True)")
-    x = tensors[name]
-    (g,) = _grad(engine, tensors[program.output], [x], create_graph=True)
     expected = _hvp_by_finite_differences(engine, program, name, weights)
-    if not g.requires_grad:
-        got = np.zeros_like(expected)
-    else:
-        (second,) = _grad(engine, (g * engine_tensor(engine, weights, "float64")).sum(), [x],
-                          allow_unused=True)
-        got = np.zeros_like(expected) if second is None else engine.to_numpy(second)
-    assert_close(got, expected, dtype="float64",
-                 oracle="finite differences of first derivatives", what="second derivative")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)",
+               f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    script.run("second = None",
+               "if g.requires_grad:  # else g is a constant: a zero second derivative",
+               f"    (second,) = torch.autograd.grad((g * w).sum(), [{name}], allow_unused=True)")
+    # None: x is unused by g, so the second derivative is zero.
+    script.run(f"hvp = torch.zeros_like({name}) if second is None else second")
+    script.check_close("hvp", expected, dtype="float64",
+                       oracle="finite differences of first derivatives")
 
 
 @behaviour("HO-2")
@@ -251,11 +258,12 @@ def test_without_create_graph_gradients_are_constants(engine, data):
     grad_fn."""
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
-    tensors = build(program, engine, "g = torch.autograd.grad(out, leaves)")
-    for leaf, grad in zip(leaves, _grad(engine, tensors[program.output],
-                                        [tensors[leaf.name] for leaf in leaves])):
-        assert not grad.requires_grad and grad.grad_fn is None, (
-            f"the gradient for {leaf.name} is part of a graph without create_graph")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
+    for index, leaf in enumerate(leaves):
+        script.check(f"not grads[{index}].requires_grad and grads[{index}].grad_fn is None",
+                     f"the gradient for {leaf.name} is part of a graph without create_graph")
 
 
 @behaviour("HO-3")
@@ -266,17 +274,16 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     """After backward(create_graph=True) the leaf's .grad is differentiable: backward from
     sum(x.grad * w), into a cleared x.grad, gives the Hessian-vector product."""
     program, name, weights = _second_order_case(engine, data)
-    tensors = build(program, engine, "out.backward(create_graph=True)",
-                    f"g = {name}.grad; {name}.grad = None",
-                    f"(g * torch.tensor({weights.tolist()}, dtype=torch.float64)).sum().backward()")
-    x = tensors[name]
-    tensors[program.output].backward(create_graph=True)
-    g = x.grad
-    x.grad = None
     expected = _hvp_by_finite_differences(engine, program, name, weights)
-    if g.requires_grad:
-        (g * engine_tensor(engine, weights, "float64")).sum().backward()
-    got = grad_or_none(engine, x)
-    got = np.zeros_like(expected) if got is None else got
-    assert_close(got, expected, dtype="float64",
-                 oracle="finite differences of first derivatives", what=f"{name}.grad")
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward(create_graph=True)",
+               f"g = {name}.grad",
+               f"{name}.grad = None",
+               f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    script.run("if g.requires_grad:  # else g is a constant: a zero second derivative",
+               "    (g * w).sum().backward()")
+    # No .grad: nothing reached x, so the second derivative is zero.
+    script.run(f"hvp = torch.zeros_like({name}) if {name}.grad is None else {name}.grad")
+    script.check_close("hvp", expected, dtype="float64",
+                       oracle="finite differences of first derivatives")

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import build, grad_or_none, shape_of
-from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.oracles import finite_difference_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.strategies import broadcastable_shape, float_dtypes, shapes, values
+from autograd_conformance.harness.script import Script
+from autograd_conformance.harness.strategies import (broadcastable_shape, float_dtypes, shapes,
+                                                     values)
 
 behaviour = pytest.mark.behaviour
 
@@ -35,12 +36,15 @@ def _expanded(program):
     return Program(program.dtype, (program.leaf("x0"), full), program.nodes, program.output)
 
 
-def _reduce_to(grad, shape):
-    """Sum `grad` over the dimensions that broadcasting added or stretched to reach `shape`."""
-    extra = grad.ndim - len(shape)
-    grad = grad.sum(axis=tuple(range(extra))) if extra else grad
-    stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+def _reduced(array: str, shape, small_shape) -> str:
+    """Script text: `array` (of `shape`) summed over the dimensions that broadcasting added or
+    stretched to reach it from `small_shape`."""
+    extra = len(shape) - len(small_shape)
+    if extra:
+        array = f"{array}.sum(axis={tuple(range(extra))})"
+    stretched = tuple(i for i, size in enumerate(small_shape)
+                      if size == 1 and shape[extra + i] != 1)
+    return f"{array}.sum(axis={stretched}, keepdims=True)" if stretched else array
 
 
 @behaviour("BC-1")
@@ -49,21 +53,24 @@ def test_broadcast_input_gradient_is_summed_to_its_shape(engine, data):
     """b.grad has b's shape and equals the gradient of b's explicit broadcast, summed over the
     broadcast dimensions (algebraic oracle), and the finite differences."""
     program = data.draw(broadcast_programs(engine), label="program")
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
-    small_shape = program.leaf("x1").values.shape
-    grad = grad_or_none(engine, tensors["x1"])
-    assert grad is not None and shape_of(tensors["x1"].grad) == small_shape, (
-        f"x1 has shape {small_shape} but x1.grad is {None if grad is None else grad.shape}")
-    expanded = _expanded(program)
-    full = expanded.run_on(engine)
-    full[expanded.output].backward()
-    reduced = _reduce_to(grad_or_none(engine, full["x1"]), small_shape)
-    assert_close(grad, reduced, dtype=program.dtype,
-                 oracle="the expanded input's gradient summed over broadcast dims",
-                 what="x1.grad")
-    assert_close(grad, finite_difference_grads(program)["x1"], dtype=program.dtype,
-                 oracle="finite-difference", what="x1.grad")
+    big_shape, small_shape = program.leaf("x0").values.shape, program.leaf("x1").values.shape
+    script = Script(engine)
+    script.run("# The algebraic oracle: the program with x1 broadcast explicitly to x0's shape")
+    script.build(_expanded(program))
+    script.run("out.backward()",
+               "expanded_grad = x1.grad",
+               "# The program itself: x1 broadcast by the op")
+    script.build(program)
+    script.run("out.backward()")
+    script.check(f"x1.grad is not None and tuple(x1.grad.shape) == {small_shape}",
+                 f"x1 has shape {small_shape} but x1.grad is "
+                 f"{{None if x1.grad is None else tuple(x1.grad.shape)}}")
+    script.check("expanded_grad is not None", "the expanded x1 got no .grad")
+    script.check_agrees("x1.grad", _reduced("to_numpy(expanded_grad)", big_shape, small_shape),
+                        dtype=program.dtype,
+                        oracle="the expanded input's gradient summed over broadcast dims")
+    script.check_close("x1.grad", finite_difference_grads(program)["x1"], dtype=program.dtype,
+                       oracle="finite-difference")
 
 
 @behaviour("BC-2")
@@ -71,16 +78,18 @@ def test_broadcast_input_gradient_is_summed_to_its_shape(engine, data):
 def test_zero_dim_leaves_get_zero_dim_gradients(engine, data):
     """A 0-dim leaf broadcast over a tensor gets a 0-dim gradient: the sum of the contributions."""
     program = data.draw(broadcast_programs(engine, small_shape=()), label="program")
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
-    assert shape_of(tensors["x1"].grad) == (), f"x1.grad has shape {shape_of(tensors['x1'].grad)}"
-    assert_close(grad_or_none(engine, tensors["x1"]), finite_difference_grads(program)["x1"],
-                 dtype=program.dtype, oracle="finite-difference", what="x1.grad")
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward()")
+    script.check("x1.grad is not None and tuple(x1.grad.shape) == ()",
+                 "x1.grad has shape {None if x1.grad is None else tuple(x1.grad.shape)}")
+    script.check_close("x1.grad", finite_difference_grads(program)["x1"], dtype=program.dtype,
+                       oracle="finite-difference")
 
 
 @behaviour("BC-5")
 @given(shape=shapes(min_dims=1), data=st.data())
-def test_mean_distributes_one_over_n(engine, ag, shape, data):
+def test_mean_distributes_one_over_n(engine, shape, data):
     """The gradient of x.mean() is 1/numel everywhere; of x.mean(dim=d).sum() it is
     1/shape[d]."""
     dim = data.draw(st.one_of(st.none(), st.integers(0, len(shape) - 1)), label="dim")
@@ -89,8 +98,8 @@ def test_mean_distributes_one_over_n(engine, ag, shape, data):
                       (Node("v1", "mean", ("x0",), dim),)
                       + ((Node("v2", "sum", ("v1",)),) if dim is not None else ()),
                       "v1" if dim is None else "v2")
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward()")
     expected = np.full(shape, 1.0 / (np.prod(shape) if dim is None else shape[dim]))
-    assert_close(grad_or_none(engine, tensors["x0"]), expected, dtype=dtype,
-                 oracle="analytic 1/N", what="x0.grad")
+    script.check_close("x0.grad", expected, dtype=dtype, oracle="analytic 1/N")

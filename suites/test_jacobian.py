@@ -1,13 +1,15 @@
-"""Non-scalar outputs: backward needs a gradient, computes v^T J, and unit vectors give the
-Jacobian's rows (JAC-*)."""
+"""Non-scalar outputs: backward needs a gradient of the output's shape, computes v^T J, and unit
+vectors give the Jacobian's rows (JAC-*)."""
+
+import textwrap
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import (assert_leaf_grads, build, grad_or_none, raises_runtime_error,
-                            record_reproducer, shape_of)
-from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import cotangents, programs, unit_vectors
 
 behaviour = pytest.mark.behaviour
@@ -15,21 +17,17 @@ needs = pytest.mark.needs
 ONE_ELEMENT_SHAPES = [(), (1,), (1, 1), (1, 1, 1)]
 
 
-def _as_tensor(engine, program, array):
-    return engine.ns.tensor(array.tolist(), dtype=getattr(engine.ns, program.dtype))
-
-
-def _script_tensor(program, array):
-    return f"torch.tensor({array.tolist()!r}, dtype=torch.{program.dtype})"
+def _tensor(program, array) -> str:
+    return f"torch.tensor({literal(array)}, dtype=torch.{program.dtype})"
 
 
 @behaviour("JAC-1")
 @given(data=st.data())
 def test_backward_without_gradient_on_non_scalar_raises(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
-    tensors = build(program, engine, "out.backward()  # must raise")
-    with raises_runtime_error():
-        tensors[program.output].backward()
+    script = Script(engine)
+    script.build(program)
+    script.raises("out.backward()")
 
 
 @behaviour("JAC-3")
@@ -37,10 +35,11 @@ def test_backward_without_gradient_on_non_scalar_raises(engine, data):
 def test_backward_without_gradient_on_any_one_element_shape(engine, data):
     program = data.draw(programs(engine), label="program")
     shape = data.draw(st.sampled_from(ONE_ELEMENT_SHAPES), label="one-element shape")
-    tensors = build(program, engine, f"out.reshape({shape}).backward()")
-    tensors[program.output].reshape(shape).backward()
-    expected = finite_difference_grads(program)
-    assert_leaf_grads(engine, program, tensors, expected, oracle="finite-difference")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.reshape({shape}).backward()")
+    assert_leaf_grads(script, program, finite_difference_grads(program),
+                      oracle="finite-difference")
 
 
 @behaviour("JAC-5")
@@ -48,10 +47,11 @@ def test_backward_without_gradient_on_any_one_element_shape(engine, data):
 def test_backward_with_gradient_is_the_vjp(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
-    tensors = build(program, engine, f"out.backward({_script_tensor(program, v)})")
-    tensors[program.output].backward(_as_tensor(engine, program, v))
-    expected = finite_difference_grads(program, v)
-    assert_leaf_grads(engine, program, tensors, expected, oracle="finite-difference v^T J")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.backward({_tensor(program, v)})")
+    assert_leaf_grads(script, program, finite_difference_grads(program, v),
+                      oracle="finite-difference v^T J")
 
 
 @behaviour("JAC-5")
@@ -62,29 +62,39 @@ def test_vjp_is_linear_in_the_gradient(engine, data):
     u = data.draw(cotangents(shape, program.dtype), label="u")
     v = data.draw(cotangents(shape, program.dtype), label="v")
     a, b = data.draw(st.sampled_from([(1.0, 1.0), (2.0, -1.0), (0.5, 3.0)]), label="a, b")
-    combined = a * u + b * v
-    grads = []
-    for cotangent in (u, v, combined):
-        tensors = build(program, engine, f"out.backward({_script_tensor(program, cotangent)})")
-        tensors[program.output].backward(_as_tensor(engine, program, cotangent))
-        grads.append({leaf.name: grad_or_none(engine, tensors[leaf.name])
-                      for leaf in program.grad_leaves()})
-    for leaf in program.grad_leaves():
-        assert_close(grads[2][leaf.name], a * grads[0][leaf.name] + b * grads[1][leaf.name],
-                     dtype=program.dtype, oracle=f"linearity ({a} u + {b} v)",
-                     what=f"{leaf.name}.grad")
+    leaves = program.grad_leaves()
+    script = Script(engine)
+    for name, cotangent in (("u", u), ("v", v)):
+        script.run(f"# A fresh run of the program with the gradient {name}; its grads are kept")
+        script.build(program)
+        script.run(f"out.backward({_tensor(program, cotangent)})",
+                   f"grads_{name} = [{', '.join(f'{leaf.name}.grad' for leaf in leaves)}]")
+    script.run(f"# A fresh run with the gradient {a} u + {b} v")
+    script.build(program)
+    script.run(f"out.backward({_tensor(program, a * u + b * v)})")
+    for index, leaf in enumerate(leaves):
+        script.check(f"grads_u[{index}] is not None and grads_v[{index}] is not None",
+                     f"{leaf.name}.grad is None after backward(u) or backward(v)")
+        script.check_agrees(
+            f"{leaf.name}.grad",
+            f"{a!r} * to_numpy(grads_u[{index}]) + {b!r} * to_numpy(grads_v[{index}])",
+            dtype=program.dtype, oracle=f"linearity ({a} u + {b} v)")
 
 
-def _jacobian_rows(engine, program, tensors, leaf_name):
-    """Row i of d out / d leaf from backward(e_i, retain_graph=True), zeroing .grad between."""
-    out, leaf = tensors[program.output], tensors[leaf_name]
-    rows = []
-    for unit in unit_vectors(program.output_shape()):
-        leaf.grad = None
-        out.backward(_as_tensor(engine, program, unit), retain_graph=True)
-        grad = grad_or_none(engine, leaf)
-        rows.append(np.zeros(program.leaf(leaf_name).values.shape) if grad is None else grad)
-    return np.stack([row.reshape(-1) for row in rows])
+def _jacobian_rows(script, program, leaf_name) -> None:
+    """The script's `rows`: row i of d out / d leaf from backward(e_i, retain_graph=True), with
+    .grad cleared before each pass (a None .grad is a row of zeros)."""
+    shape, size = program.output_shape(), int(np.prod(program.output_shape(), dtype=int))
+    leaf_shape = program.leaf(leaf_name).values.shape
+    script.run("rows = []",
+               f"for unit in np.eye({size}):",
+               f"    {leaf_name}.grad = None",
+               f"    out.backward(torch.tensor(unit.reshape({shape}).tolist(), "
+               f"dtype=torch.{program.dtype}), retain_graph=True)",
+               f"    grad = np.zeros({leaf_shape}) if {leaf_name}.grad is None "
+               f"else to_numpy({leaf_name}.grad)",
+               "    rows.append(grad.flatten())  # a copy, as later passes may reuse memory",
+               "rows = np.stack(rows)")
 
 
 def _finite_difference_jacobian(program, leaf_name):
@@ -102,63 +112,62 @@ def _program_and_leaf(data, engine):
 @given(data=st.data())
 def test_unit_gradients_give_jacobian_rows(engine, data):
     program, leaf = _program_and_leaf(data, engine)
-    tensors = build(program, engine,
-                    f"# for each unit vector e_i of out's shape: {leaf.name}.grad = None; "
-                    f"out.backward(e_i, retain_graph=True); row_i = {leaf.name}.grad.flatten()")
-    rows = _jacobian_rows(engine, program, tensors, leaf.name)
-    assert_close(rows, _finite_difference_jacobian(program, leaf.name), dtype=program.dtype,
-                 oracle="finite-difference Jacobian", what=f"Jacobian d out / d {leaf.name}")
+    expected = _finite_difference_jacobian(program, leaf.name)
+    script = Script(engine)
+    script.build(program)
+    _jacobian_rows(script, program, leaf.name)
+    script.run(f"expected = np.array({literal(expected)})  # the finite-difference Jacobian")
+    script.check_agrees("rows", "expected", dtype=program.dtype,
+                        oracle="finite-difference Jacobian")
 
 
 @behaviour("JAC-6")
-def test_seed_matmul_jacobian_rows(ag):
+def test_seed_matmul_jacobian_rows(engine):
     """Seed 000: x = [[1, 2]], y = [[3, 4], [5, 6]], loss = x @ y: backward([[1, 0]]) gives
     x.grad [[3, 5]]; after zeroing, backward([[0, 1]]) gives [[4, 6]]."""
-    record_reproducer("x = torch.tensor([[1., 2.]], requires_grad=True)\n"
-                      "y = torch.tensor([[3., 4.], [5., 6.]])\n"
-                      "loss = x @ y\nloss.backward(torch.tensor([[1., 0.]]), retain_graph=True)\n"
-                      "x.grad.zero_()\nloss.backward(torch.tensor([[0., 1.]]))")
-    x = ag.tensor([[1.0, 2.0]], requires_grad=True)
-    y = ag.tensor([[3.0, 4.0], [5.0, 6.0]])
-    loss = x @ y
-    loss.backward(ag.tensor([[1.0, 0.0]]), retain_graph=True)
-    assert x.grad is not None, "x.grad is None"
-    assert [x.grad[0, 0].item(), x.grad[0, 1].item()] == [3.0, 5.0]
-    x.grad.zero_()
-    loss.backward(ag.tensor([[0.0, 1.0]]))
-    assert x.grad is not None, "x.grad is None"
-    assert [x.grad[0, 0].item(), x.grad[0, 1].item()] == [4.0, 6.0]
+    script = Script(engine)
+    script.run("x = torch.tensor([[1.0, 2.0]], requires_grad=True)",
+               "y = torch.tensor([[3.0, 4.0], [5.0, 6.0]])",
+               "loss = x @ y",
+               "loss.backward(torch.tensor([[1.0, 0.0]]), retain_graph=True)")
+    script.check("x.grad is not None and [x.grad[0, 0].item(), x.grad[0, 1].item()] == [3.0, 5.0]",
+                 "x.grad after backward([[1, 0]]) is {x.grad}, expected [[3.0, 5.0]]")
+    script.run("x.grad.zero_()",
+               "loss.backward(torch.tensor([[0.0, 1.0]]))")
+    script.check("x.grad is not None and [x.grad[0, 0].item(), x.grad[0, 1].item()] == [4.0, 6.0]",
+                 "x.grad after backward([[0, 1]]) is {x.grad}, expected [[4.0, 6.0]]")
 
 
 @behaviour("JAC-6", "INP-14")
 @needs("inplace")
-def test_seed_index_assignment_jacobian(ag):
+def test_seed_index_assignment_jacobian(engine):
     """Seed 003: n = zeros(1, 2); n[0, 0] = m[0, 0] ** 2; n[0, 1] = m[0, 1] ** 3 with m = [[2, 3]]
     gives m.grad [[4, 27]] for gradient [[1, 1]]; k[0, 0] = m00 ** 2 + 3 m01,
     k[0, 1] = m01 ** 2 + 2 m00 has the Jacobian [[4, 2], [3, 6]] (columns from unit rows)."""
-    record_reproducer("m = torch.tensor([[2., 3.]], requires_grad=True)\n"
-                      "n = torch.zeros(1, 2)\nn[0, 0] = m[0, 0] ** 2\nn[0, 1] = m[0, 1] ** 3\n"
-                      "n.backward(torch.tensor([[1., 1.]]))")
-    m = ag.tensor([[2.0, 3.0]], requires_grad=True)
-    n = ag.zeros(1, 2)
-    n[0, 0] = m[0, 0] ** 2
-    n[0, 1] = m[0, 1] ** 3
-    n.backward(ag.tensor([[1.0, 1.0]]))
-    assert m.grad is not None, "m.grad is None"
-    assert [m.grad[0, 0].item(), m.grad[0, 1].item()] == [4.0, 27.0]
-
-    m.grad = None
-    k = ag.zeros(1, 2)
-    k[0, 0] = m[0, 0] ** 2 + 3 * m[0, 1]
-    k[0, 1] = m[0, 1] ** 2 + 2 * m[0, 0]
-    columns = []
+    script = Script(engine)
+    script.run("m = torch.tensor([[2.0, 3.0]], requires_grad=True)",
+               "n = torch.zeros(1, 2)",
+               "n[0, 0] = m[0, 0] ** 2",
+               "n[0, 1] = m[0, 1] ** 3",
+               "n.backward(torch.tensor([[1.0, 1.0]]))")
+    script.check("m.grad is not None and [m.grad[0, 0].item(), m.grad[0, 1].item()] == [4.0, 27.0]",
+                 "m.grad through the index assignments is {m.grad}, expected [[4.0, 27.0]]",
+                 behaviour="INP-14")
+    script.run("m.grad = None",
+               "k = torch.zeros(1, 2)",
+               "k[0, 0] = m[0, 0] ** 2 + 3 * m[0, 1]",
+               "k[0, 1] = m[0, 1] ** 2 + 2 * m[0, 0]",
+               "columns = []")
     for unit in ([[1.0, 0.0]], [[0.0, 1.0]]):
-        k.backward(ag.tensor(unit), retain_graph=True)
-        assert m.grad is not None, "m.grad is None"
-        columns.append([m.grad[0, 0].item(), m.grad[0, 1].item()])
-        m.grad.zero_()
-    assert [[columns[0][0], columns[1][0]], [columns[0][1], columns[1][1]]] == [[4.0, 2.0],
-                                                                               [3.0, 6.0]]
+        script.run(f"k.backward(torch.tensor({unit}), retain_graph=True)")
+        script.check("m.grad is not None", f"m.grad is None after k.backward({unit})",
+                     behaviour="JAC-6")
+        script.run("columns.append([m.grad[0, 0].item(), m.grad[0, 1].item()])",
+                   "m.grad.zero_()")
+    script.check("[[columns[0][0], columns[1][0]], [columns[0][1], columns[1][1]]] == "
+                 "[[4.0, 2.0], [3.0, 6.0]]",
+                 "the Jacobian from unit rows is {columns} transposed, expected "
+                 "[[4.0, 2.0], [3.0, 6.0]]", behaviour="JAC-6")
 
 
 @behaviour("JAC-8")
@@ -166,19 +175,40 @@ def test_seed_index_assignment_jacobian(ag):
 @given(data=st.data())
 def test_functional_jacobian_matches_unit_rows(engine, data):
     program, leaf = _program_and_leaf(data, engine)
-    tensors = build(program, engine,
-                    f"torch.autograd.functional.jacobian(lambda {leaf.name}: <program>, "
-                    f"{leaf.name})")
-    rows = _jacobian_rows(engine, program, tensors, leaf.name)
-
-    def function(argument):
-        return program.run_on(engine, given={leaf.name: argument})[program.output]
-
-    jacobian = engine.ns.autograd.functional.jacobian(function, tensors[leaf.name].detach())
+    script = Script(engine)
+    script.build(program)
+    _jacobian_rows(script, program, leaf.name)
+    # The program as a function of the leaf (its other leaves made afresh on each call).
+    body = program.script_lines(given=[leaf.name]) + ["return out"]
+    script.run(f"def function({leaf.name}):\n" + textwrap.indent("\n".join(body), "    "),
+               f"jacobian = torch.autograd.functional.jacobian(function, {leaf.name}.detach())")
     layout = program.output_shape() + leaf.values.shape  # output dims first, then input dims
-    assert shape_of(jacobian) == layout, (
-        f"jacobian has shape {shape_of(jacobian)}; torch's layout is output dims then input "
-        f"dims: {layout}")
-    got = engine.to_numpy(jacobian).reshape(rows.shape)
-    assert_close(got, rows, dtype=program.dtype, oracle="unit-vector rows",
-                 what="autograd.functional.jacobian")
+    script.check(f"tuple(int(size) for size in jacobian.shape) == {layout}",
+                 f"jacobian has shape {{tuple(jacobian.shape)}}; torch's layout is output dims "
+                 f"then input dims: {layout}")
+    script.check_agrees("to_numpy(jacobian).reshape(rows.shape)", "rows",
+                        dtype=program.dtype, oracle="unit-vector rows")
+
+
+def _wrong_shapes(shape):
+    """Shapes other than `shape` (extra dim, dropped dim, reversed, one more element)."""
+    options = {shape + (1,), (1,) + shape, tuple(reversed(shape)), (int(sum(shape)) + 1,)}
+    if shape:
+        options.add(shape[1:])
+    return sorted(option for option in options if option != shape)
+
+
+@behaviour("JAC-11")
+@given(data=st.data())
+def test_gradient_of_the_wrong_shape_raises(engine, data):
+    """backward(gradient) with a gradient whose shape differs from the output's raises
+    RuntimeError, even when it would broadcast, and accumulates nothing."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    wrong = data.draw(st.sampled_from(_wrong_shapes(program.output_shape())), label="shape")
+    gradient = data.draw(cotangents(wrong, program.dtype), label="gradient")
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"out.backward({_tensor(program, gradient)})")
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.grad is None",
+                     f"{leaf.name}.grad was filled by a backward that raised")

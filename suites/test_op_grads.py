@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import (assert_leaf_grads, build, engine_tensor, grad_or_none,
-                                                 record_reproducer)
-from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import cotangents, op_applications, shapes
 
 behaviour = pytest.mark.behaviour
@@ -35,12 +35,11 @@ def _check_op(engine, data, op):
     would hide transposed or permuted vector-Jacobian products) against finite differences."""
     program = data.draw(op_applications(engine, op, dtype=_dtype(engine)), label="program")
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
-    tensors = build(program, engine, f"out.backward(torch.tensor({v.tolist()!r}, "
-                                     f"dtype=torch.{program.dtype}))")
-    tensors[program.output].backward(engine_tensor(engine, v, program.dtype))
     expected = finite_difference_grads(program, v)
-    assert_leaf_grads(engine, program, tensors, expected,
-                      oracle="finite-difference v^T J", what=f" through {op}")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.backward(torch.tensor({literal(v)}, dtype=torch.{program.dtype}))")
+    assert_leaf_grads(script, program, expected, oracle=f"finite-difference v^T J through {op}")
 
 
 def _family_test(behaviour_id):
@@ -76,13 +75,11 @@ def test_pow_with_negative_bases_and_integer_exponents(engine, shape, exponent, 
     flat = data.draw(st.lists(magnitude.map(lambda v: -v), min_size=int(np.prod(shape)),
                               max_size=int(np.prod(shape))), label="negative bases")
     x_values = np.asarray(flat).reshape(shape)
-    record_reproducer(f"x = torch.tensor({x_values.tolist()}, dtype=torch.{dtype}, "
-                      f"requires_grad=True)\n(x ** {exponent}).sum().backward()")
-    x = engine_tensor(engine, x_values, dtype, requires_grad=True)
-    (x ** exponent).sum().backward()
     expected = exponent * x_values ** (exponent - 1) if exponent else np.zeros(shape)
-    assert_close(grad_or_none(engine, x), expected, dtype=dtype, oracle="analytic k x^(k-1)",
-                 what=f"d sum(x ** {exponent}) / dx")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x_values)}, dtype=torch.{dtype}, requires_grad=True)",
+               f"(x ** {exponent}).sum().backward()")
+    script.check_close("x.grad", expected, dtype=dtype, oracle="analytic k x^(k-1)")
 
 
 @behaviour("GRAD-6")
@@ -95,9 +92,8 @@ def test_relu_gradient_at_zero_is_zero(engine, shape, data):
     flat = data.draw(st.lists(st.sampled_from([0.0, 0.0, -1.5, 2.0, -0.25, 0.5]), min_size=size,
                               max_size=size), label="values with zeros")
     x_values = np.asarray(flat).reshape(shape)
-    record_reproducer(f"x = torch.tensor({x_values.tolist()}, dtype=torch.{dtype}, "
-                      f"requires_grad=True)\ntorch.relu(x).sum().backward()")
-    x = engine_tensor(engine, x_values, dtype, requires_grad=True)
-    engine.ns.relu(x).sum().backward()
-    assert_close(grad_or_none(engine, x), (x_values > 0).astype(float), dtype=dtype,
-                 oracle="relu'(x) = [x > 0]", what="d sum(relu(x)) / dx")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x_values)}, dtype=torch.{dtype}, requires_grad=True)",
+               "torch.relu(x).sum().backward()")
+    script.check_close("x.grad", (x_values > 0).astype(float), dtype=dtype,
+                       oracle="relu'(x) = [x > 0]")

@@ -6,9 +6,10 @@ running the same program (differential) where torch is installed (VAL-*, BC-3)."
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import assert_leaf_grads, build, grad_or_none
+from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.engines import EngineLoadError, load_engine
-from autograd_conformance.harness.oracles import assert_close, finite_difference_grads
+from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
@@ -22,15 +23,31 @@ def _torch_engine():
         return None
 
 
+def _torch_values(engine, torch_engine, program):
+    """The program's output and its leaves' grads as torch computes them (NumPy arrays): the
+    differential oracle. It runs in a Script of its own on torch, made before the test's (whose
+    steps are the reproducer), outside the engine's context (torch as itself, even when the
+    engine is a mode of torch); its values are read, never checked."""
+    with engine.outside_context():
+        oracle = Script(torch_engine)
+        oracle.build(program)
+        out = oracle.value("to_numpy(out)")
+        oracle.run("out.backward()")
+        grads = {leaf.name: oracle.value(f"to_numpy({leaf.name}.grad)")
+                 for leaf in program.grad_leaves()}
+    return out, grads
+
+
 @behaviour("VAL-1")
 @needs("float64")
 @given(data=st.data())
 def test_float64_gradients_match_finite_differences_tightly(engine, data):
     """Float64 programs agree with float64 central differences within rtol = 1e-5."""
     program = data.draw(programs(engine, dtype="float64"), label="program")
-    tensors = build(program, engine, "out.backward()")
-    tensors[program.output].backward()
-    assert_leaf_grads(engine, program, tensors, finite_difference_grads(program),
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward()")
+    assert_leaf_grads(script, program, finite_difference_grads(program),
                       oracle="finite-difference")
 
 
@@ -40,13 +57,13 @@ def test_float32_gradients_match_the_float64_oracle(engine, data):
     """Float32 programs compute in float32 (outputs are float32) and agree with the float64
     oracle within float32 tolerances (rtol = 1e-3)."""
     program = data.draw(programs(engine, dtype="float32"), label="program")
-    tensors = build(program, engine, "out.backward()")
-    out = tensors[program.output]
-    assert out.dtype == engine.ns.float32, f"a float32 program gave a {out.dtype} output"
-    assert_close(engine.to_numpy(out), program.evaluate()[program.output], dtype="float32",
-                 oracle="float64 forward", what="out")
-    out.backward()
-    assert_leaf_grads(engine, program, tensors, finite_difference_grads(program),
+    script = Script(engine)
+    script.build(program)
+    script.check("out.dtype == torch.float32", "a float32 program gave a {out.dtype} output")
+    script.check_close("out", program.evaluate()[program.output], dtype="float32",
+                       oracle="float64 forward")
+    script.run("out.backward()")
+    assert_leaf_grads(script, program, finite_difference_grads(program),
                       oracle="finite-difference")
 
 
@@ -55,18 +72,19 @@ def test_float32_gradients_match_the_float64_oracle(engine, data):
 def test_grad_dtype_is_the_leaf_dtype(engine, data):
     """Every .grad (of leaves, and of retained non-leaves) has the dtype of its tensor."""
     program = data.draw(programs(engine), label="program")
-    tensors = build(program, engine, "out.retain_grad()", "out.backward()")
-    out = tensors[program.output]
-    if not out.is_leaf:
-        out.retain_grad()
-    out.backward()
+    script = Script(engine)
+    script.build(program)
+    script.run("if not out.is_leaf:",
+               "    out.retain_grad()",
+               "out.backward()")
     for leaf in program.grad_leaves():
-        tensor = tensors[leaf.name]
-        assert tensor.grad is not None, f"{leaf.name}.grad is None"
-        assert tensor.grad.dtype == tensor.dtype == getattr(engine.ns, program.dtype), (
-            f"{leaf.name} is {tensor.dtype} but its grad is {tensor.grad.dtype}")
-    assert out.grad is not None, "out.grad is None"
-    assert out.grad.dtype == out.dtype, f"out is {out.dtype} but its grad is {out.grad.dtype}"
+        name = leaf.name
+        script.check(f"{name}.grad is not None", f"{name}.grad is None")
+        script.check(f"{name}.grad.dtype == {name}.dtype == torch.{program.dtype}",
+                     f"{name} is {{{name}.dtype}} but its grad is {{{name}.grad.dtype}}")
+    script.check("out.grad is not None", "out.grad is None")
+    script.check("out.grad.dtype == out.dtype",
+                 "out is {out.dtype} but its grad is {out.grad.dtype}")
 
 
 @behaviour("VAL-3")
@@ -80,16 +98,11 @@ def test_gradients_match_torch_on_the_same_program(engine, data):
     if torch_engine is None:
         pytest.skip("torch is not installed: no differential oracle")
     program = data.draw(programs(engine), label="program")
-    tensors = build(program, engine, "out.backward()")
-    with engine.outside_context():  # torch as itself, even when the engine is a mode of torch
-        reference = program.run_on(torch_engine)
-    assert_close(engine.to_numpy(tensors[program.output]),
-                 torch_engine.to_numpy(reference[program.output]), dtype=program.dtype,
-                 oracle="torch (differential)", what="out")
-    tensors[program.output].backward()
-    with engine.outside_context():
-        reference[program.output].backward()
+    torch_out, torch_grads = _torch_values(engine, torch_engine, program)
+    script = Script(engine)
+    script.build(program)
+    script.check_close("out", torch_out, dtype=program.dtype, oracle="torch (differential)")
+    script.run("out.backward()")
     for leaf in program.grad_leaves():
-        assert_close(grad_or_none(engine, tensors[leaf.name]),
-                     grad_or_none(torch_engine, reference[leaf.name]), dtype=program.dtype,
-                     oracle="torch (differential)", what=f"{leaf.name}.grad")
+        script.check_close(f"{leaf.name}.grad", torch_grads[leaf.name], dtype=program.dtype,
+                           oracle="torch (differential)")
