@@ -11,8 +11,8 @@ For each engine (default: torch and reference), with the `ci` profile:
      (hypothesis and harness/strategies.py), `oracle` (harness/oracles.py and the NumPy forward
      pass Program.evaluate), `harness` (the rest of harness/, suites/, conftest), `pytest` (the
      rest). C functions and NumPy have no category of their own: their time goes to the caller's
-     (split by caller), except that C code called directly by Program.run_on or by the op table's
-     engine lambdas (operators on engine tensors) counts as `engine`.
+     (split by caller), except that C code called directly by a test's script steps (the code
+     harness/script.py compiles as `<step at ...>`: operators on engine tensors) counts as `engine`.
 
     python benchmarks/bench_suite.py [--engines torch,reference] [--repeat 3] [--markdown]
 
@@ -95,10 +95,9 @@ def _category(key, engine: str) -> str | None:
     path = filename.replace(os.sep, "/")
     if filename == "~" or "/numpy/" in path:
         return None
-    if path.endswith("harness/ops.py") and function == "<lambda>":
-        return None  # the op table's lambdas: engine or oracle, decided by the caller
-    if path.endswith("harness/program.py") and function == "evaluate":
-        return "oracle"
+    if path.endswith("harness/ops.py") or (path.endswith("harness/program.py")
+                                           and function == "evaluate"):
+        return "oracle"  # the op table's NumPy forward and vjp, and the forward pass
     engine_dirs = ["/adapters/", "/tests/broken/_torch"]
     engine_dirs.append("/reference/" if engine == "reference" else "/torch/")
     if any(directory in path for directory in engine_dirs):
@@ -116,15 +115,12 @@ def _category(key, engine: str) -> str | None:
 
 
 def _engine_caller(key) -> bool:
-    filename, _, function = key
-    path = filename.replace(os.sep, "/")
-    return (path.endswith("harness/program.py") and function == "run_on") or (
-        path.endswith("harness/ops.py") and function == "<lambda>")
+    """A script step (harness/script.py): what it calls directly is the engine at work."""
+    return key[0].startswith("<step at ")
 
 
 def attribute(stats: dict, engine: str) -> dict:
     totals = defaultdict(float)
-    lambda_is_engine = {}
 
     def give(key, amount, depth=0):
         category = _category(key, engine)
@@ -139,30 +135,14 @@ def attribute(stats: dict, engine: str) -> dict:
             return
         for caller, share in shares.items():
             part = amount * share / total
-            if _engine_caller(caller) and _is_engine_lambda(caller):
+            if _engine_caller(caller):
                 totals["engine"] += part
             else:
                 give(caller, part, depth + 1)
 
-    def _is_engine_lambda(key):
-        """run_on, or an op lambda called (at least mostly) from run_on: the engine side."""
-        filename, _, function = key
-        if function == "run_on":
-            return True
-        if key not in lambda_is_engine:
-            callers = stats.get(key, (0, 0, 0, 0, {}))[4]
-            from_run_on = sum(v[3] for c, v in callers.items() if c[2] == "run_on")
-            everything = sum(v[3] for v in callers.values()) or 1.0
-            lambda_is_engine[key] = from_run_on / everything > 0.5
-        return lambda_is_engine[key]
-
     for key, (_, _, own, _, _) in stats.items():
         if own > 0:
-            if key[2] == "<lambda>" and key[0].replace(os.sep, "/").endswith("harness/ops.py") \
-                    and _is_engine_lambda(key):
-                totals["engine"] += own
-            else:
-                give(key, own)
+            give(key, own)
     return dict(totals)
 
 

@@ -1,10 +1,10 @@
 """The differentiable op set of the random programs, one row per op.
 
-Each op is written side by side, so that its forms cannot drift apart: how to call it on an engine
-(the torch-like namespace `ag`), how it reads in a torch script (what a test's Script runs and
-prints), how to compute it in float64 NumPy (the oracle's forward pass) and its vector-Jacobian
-product in float64 NumPy (`vjp`: the analytic oracle's backward pass, checked against central
-differences and against torch by tests/test_oracles.py). `saves_tensors` records
+Each op is written three times, side by side, so that its forms cannot drift apart: how it reads
+in a torch script (`template`: what a test's Script runs on the engine, with `torch` bound to the
+engine's namespace, and prints in the reproducer), how to compute it in float64 NumPy (the oracle's
+forward pass), and its vector-Jacobian product in float64 NumPy (`vjp`: the analytic oracle's
+backward pass, checked against central differences and against torch by tests/test_oracles.py). `saves_tensors` records
 whether torch's backward node for the op keeps tensors for backward: only then does a second
 backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says where the op is smooth
 and well conditioned, so that finite differences are a reliable oracle (see programs.py).
@@ -31,7 +31,6 @@ MAGNITUDE_MAX = 1e3  # no node's values exceed this
 class OpSpec:
     name: str
     arity: int
-    on_engine: Callable[..., Any]      # (ag, *tensors, param) -> tensor
     on_numpy: Callable[..., np.ndarray]  # (*arrays, param) -> array
     template: str                      # str.format template: {0}, {1} are args, {p} the param
     saves_tensors: bool
@@ -51,10 +50,6 @@ def _mean_np(a, dim):
 
 def _index_np(a, index):
     return a[index] if isinstance(index, int) else a[index[0]:index[1]]
-
-
-def _index_engine(t, index):
-    return t[index] if isinstance(index, int) else t[index[0]:index[1]]
 
 
 def _index_text(index):
@@ -106,61 +101,59 @@ def _index_vjp(g, inputs, param, result):
 
 
 OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
-    OpSpec("add", 2, lambda ag, a, b, p: a + b, lambda a, b, p: a + b, "{0} + {1}", False,
+    OpSpec("add", 2, lambda a, b, p: a + b, "{0} + {1}", False,
            lambda p: "AddBackward0",
            vjp=_binary(lambda g, a, b, r: g, lambda g, a, b, r: g)),
-    OpSpec("sub", 2, lambda ag, a, b, p: a - b, lambda a, b, p: a - b, "{0} - {1}", False,
+    OpSpec("sub", 2, lambda a, b, p: a - b, "{0} - {1}", False,
            lambda p: "SubBackward0",
            vjp=_binary(lambda g, a, b, r: g, lambda g, a, b, r: -g)),
-    OpSpec("mul", 2, lambda ag, a, b, p: a * b, lambda a, b, p: a * b, "{0} * {1}", True,
+    OpSpec("mul", 2, lambda a, b, p: a * b, "{0} * {1}", True,
            lambda p: "MulBackward0",
            vjp=_binary(lambda g, a, b, r: g * b, lambda g, a, b, r: g * a)),
-    OpSpec("div", 2, lambda ag, a, b, p: a / b, lambda a, b, p: a / b, "{0} / {1}", True,
+    OpSpec("div", 2, lambda a, b, p: a / b, "{0} / {1}", True,
            lambda p: "DivBackward0",
            domain=lambda a, b, p: bool(np.all(np.abs(b) >= DIV_MIN)),
            vjp=_binary(lambda g, a, b, r: g / b, lambda g, a, b, r: -g * a / b ** 2)),
-    OpSpec("neg", 1, lambda ag, a, p: -a, lambda a, p: -a, "-{0}", False,
+    OpSpec("neg", 1, lambda a, p: -a, "-{0}", False,
            lambda p: "NegBackward0",
            vjp=_unary(lambda a, p, r: -1.0)),
-    OpSpec("pow", 1, lambda ag, a, p: a ** p, lambda a, p: a ** float(p), "{0} ** {p}", True,
+    OpSpec("pow", 1, lambda a, p: a ** float(p), "{0} ** {p}", True,
            lambda p: "PowBackward0",
            domain=lambda a, p: bool(np.all(np.abs(a) <= POW_BASE_MAX)
                                     and (p >= 0 or np.all(np.abs(a) >= DIV_MIN))),
            vjp=_unary(lambda a, p, r: p * a ** float(p - 1) if p != 0 else 0.0 * a)),
-    OpSpec("exp", 1, lambda ag, a, p: ag.exp(a), lambda a, p: np.exp(a), "torch.exp({0})", True,
+    OpSpec("exp", 1, lambda a, p: np.exp(a), "torch.exp({0})", True,
            lambda p: "ExpBackward0", domain=lambda a, p: bool(np.all(a <= EXP_MAX)),
            vjp=_unary(lambda a, p, r: r)),
-    OpSpec("log", 1, lambda ag, a, p: ag.log(a), lambda a, p: np.log(a), "torch.log({0})", True,
+    OpSpec("log", 1, lambda a, p: np.log(a), "torch.log({0})", True,
            lambda p: "LogBackward0", domain=lambda a, p: bool(np.all(a >= LOG_MIN)),
            vjp=_unary(lambda a, p, r: 1.0 / a)),
-    OpSpec("tanh", 1, lambda ag, a, p: ag.tanh(a), lambda a, p: np.tanh(a), "torch.tanh({0})", True,
+    OpSpec("tanh", 1, lambda a, p: np.tanh(a), "torch.tanh({0})", True,
            lambda p: "TanhBackward0",
            vjp=_unary(lambda a, p, r: 1.0 - r ** 2)),
-    OpSpec("sigmoid", 1, lambda ag, a, p: ag.sigmoid(a), lambda a, p: _sigmoid_np(a),
+    OpSpec("sigmoid", 1, lambda a, p: _sigmoid_np(a),
            "torch.sigmoid({0})", True, lambda p: "SigmoidBackward0",
            vjp=_unary(lambda a, p, r: r * (1.0 - r))),
-    OpSpec("relu", 1, lambda ag, a, p: ag.relu(a), lambda a, p: np.maximum(a, 0.0),
+    OpSpec("relu", 1, lambda a, p: np.maximum(a, 0.0),
            "torch.relu({0})", True, lambda p: "ReluBackward0",
            domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN)),
            vjp=_unary(lambda a, p, r: (a > 0).astype(np.float64))),
-    OpSpec("sum", 1, lambda ag, a, p: a.sum() if p is None else a.sum(dim=p),
-           lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
+    OpSpec("sum", 1, lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
            lambda p: "SumBackward0" if p is None else "SumBackward1",
            vjp=_reduction_vjp),
-    OpSpec("mean", 1, lambda ag, a, p: a.mean() if p is None else a.mean(dim=p),
-           lambda a, p: _mean_np(a, p), "{0}.mean({p_dim})", False,
+    OpSpec("mean", 1, lambda a, p: _mean_np(a, p), "{0}.mean({p_dim})", False,
            lambda p: "MeanBackward0" if p is None else "MeanBackward1",
            vjp=lambda g, inputs, p, r: _reduction_vjp(g, inputs, p, r, mean=True)),
-    OpSpec("matmul", 2, lambda ag, a, b, p: a @ b, lambda a, b, p: a @ b, "{0} @ {1}", True,
+    OpSpec("matmul", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
            lambda p: "MmBackward0",
            vjp=lambda g, inputs, p, r: (g @ inputs[1].T, inputs[0].T @ g)),
-    OpSpec("reshape", 1, lambda ag, a, p: a.reshape(p), lambda a, p: a.reshape(p),
+    OpSpec("reshape", 1, lambda a, p: a.reshape(p),
            "{0}.reshape({p})", False, lambda p: "ViewBackward0",
            vjp=lambda g, inputs, p, r: (g.reshape(inputs[0].shape),)),
-    OpSpec("transpose", 1, lambda ag, a, p: a.transpose(0, 1), lambda a, p: a.T,
+    OpSpec("transpose", 1, lambda a, p: a.T,
            "{0}.transpose(0, 1)", False, lambda p: "TransposeBackward0",
            vjp=lambda g, inputs, p, r: (g.T,)),
-    OpSpec("index", 1, lambda ag, a, p: _index_engine(a, p), lambda a, p: _index_np(a, p),
+    OpSpec("index", 1, lambda a, p: _index_np(a, p),
            "{0}[{p_index}]", False,
            lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0",
            vjp=_index_vjp),

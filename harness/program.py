@@ -1,9 +1,9 @@
 """Random programs as data: engine-neutral instruction lists, and the interpreters that run them.
 
 A `Program` is a list of leaves (values, dtype, requires_grad) and of nodes (one op applied to
-earlier variables). The same program runs on any engine (`run_on`), in float64 NumPy
-(`evaluate`, the oracle's forward pass), and prints as the torch statements (`script_lines`) that a
-reproducer runs (harness/script.py).
+earlier variables). It is written as torch statements (`script_lines`), which a test's Script
+(harness/script.py) runs on an engine and prints in the reproducer, and computed in float64 NumPy
+(`evaluate`, the oracle's forward pass).
 """
 
 from __future__ import annotations
@@ -86,24 +86,13 @@ class Program:
         return Program(self.dtype, leaves, self.nodes, self.output)
 
     # -- interpreters ------------------------------------------------------------------------
-    def run_on(self, engine, given: dict[str, Any] | None = None, around=None) -> dict[str, Any]:
-        """Build the program's graph on `engine`; returns every variable's tensor by name.
-        `given` supplies ready-made tensors for some leaves (e.g. a function's argument).
-        `around(name, compute)`, if given, computes each node: `compute()` applies the node's op,
-        and what `around` returns is used downstream (to compute a node under no_grad, detach
-        it, hook it, ...)."""
-        ag = engine.ns
-        dtype = getattr(ag, self.dtype)
-        tensors: dict[str, Any] = dict(given or {})
-        for leaf in self.leaves:
-            if leaf.name not in tensors:
-                tensors[leaf.name] = ag.tensor(leaf.values.tolist(), dtype=dtype,
-                                               requires_grad=leaf.requires_grad)
-        for node in self.nodes:
-            def compute(node=node):
-                return OPS[node.op].on_engine(ag, *(tensors[a] for a in node.args), node.param)
-            tensors[node.name] = compute() if around is None else around(node.name, compute)
-        return tensors
+    def run_on(self, engine, given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Build the program's graph on `engine` by running its script lines there (with `torch`
+        bound to the engine's namespace); returns every variable's tensor by name. `given`
+        supplies ready-made tensors for some leaves (e.g. a function's argument)."""
+        names = {"torch": engine.ns, **(given or {})}
+        exec("\n".join(self.script_lines(given=tuple(given or ()))), names)
+        return {name: names[name] for name in self.variables()}
 
     def evaluate(self, overrides: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
         """Every variable's value in float64 NumPy. `overrides` replaces the values of some
