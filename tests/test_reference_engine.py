@@ -134,3 +134,12 @@ def test_metadata():
     from autograd_conformance.harness.contract import CAPABILITIES, missing_core_names
     assert ag.capabilities == frozenset(CAPABILITIES)
     assert missing_core_names(ag) == []
+
+
+def test_repeated_indices_add_up_in_a_differentiable_gradient():
+    """x[[0, 0, 1]]: element 0 is read twice, so its gradient counts twice, also under
+    create_graph (the second derivative of sum(x[[0, 0, 1]] ** 2) is [4, 2], as in torch)."""
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    (g,) = ag.autograd.grad((x[[0, 0, 1]] ** 2).sum(), [x], create_graph=True)
+    (h,) = ag.autograd.grad(g.sum(), [x])
+    assert g.tolist() == [4.0, 4.0] and h.tolist() == [4.0, 2.0]

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import output, unary, zeros_for
+from .common import make, output, unary, zeros_for
 from .views import view_of
 
 
@@ -75,4 +75,9 @@ class IndexBackward0(SelectBackward0):
             full = np.zeros(self.shape, grad.dtype)
             np.add.at(full, self.key, grad)
             return (full,)
-        return super().backward(grad)
+        # Under create_graph the sum must stay differentiable: grad times a constant 0/1 matrix
+        # whose row i picks the element that result element i was read from.
+        sources = np.arange(int(np.prod(self.shape, dtype=int))).reshape(self.shape)[self.key]
+        picks = np.zeros((sources.size, int(np.prod(self.shape, dtype=int))), grad._array.dtype)
+        picks[np.arange(sources.size), sources.ravel()] = 1
+        return ((grad.reshape(sources.size) @ make(picks)).reshape(self.shape),)

@@ -1,0 +1,152 @@
+"""scripts/mutation.py: the mutator generates many one-site mutants of the reference engine, each
+compiles, and an installed mutant changes gradients in its own process only.
+
+No conformance run here (a full mutation run takes many minutes: `python scripts/mutation.py run`);
+the subprocesses below import only NumPy and the reference engine.
+"""
+
+import ast
+import copy
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from scripts import mutation
+
+ROOT = Path(__file__).resolve().parents[1]
+MUL_SIGN_FLIP = "ops/arithmetic.py:MulBackward0.backward:sign_flip:1"
+
+
+@pytest.fixture(scope="module")
+def mutants():
+    return mutation.generate()
+
+
+@pytest.fixture(scope="module")
+def originals():
+    return {(target.file, target.qualname): target.node for target in mutation.targets()}
+
+
+def test_hundreds_of_mutants_from_many_operators(mutants):
+    per_operator = Counter(mutant.operator for mutant in mutants)
+    assert len(mutants) > 100
+    assert len(per_operator) >= 10, per_operator
+    assert {"sign_flip", "drop_term", "swap_operands", "remove_transpose", "skip_sum_to",
+            "off_by_one", "float32", "accumulate_to_assign", "comparison_flip",
+            "constant_change", "reduction_axis"} <= set(per_operator)
+    assert len({mutant.id for mutant in mutants}) == len(mutants)
+    files = {mutant.file for mutant in mutants}
+    assert {"graph.py", "walk.py", "autograd/gradients.py", "ops/common.py"} <= files
+
+
+def test_only_function_bodies_are_mutated(mutants, originals):
+    """Targets are backward formulas and plumbing; signatures and docstrings stay as they are."""
+    assert ("ops/common.py", "sum_to") in originals
+    assert not any(qualname.endswith("._modified_message") for _, qualname in originals)
+    for mutant in mutants:
+        original = originals[(mutant.file, mutant.qualname)]
+        assert ast.dump(mutant.tree.args) == ast.dump(original.args)
+        assert mutant.path[0][0] == "body"
+
+
+def test_each_mutant_compiles_and_changes_exactly_one_site(mutants, originals):
+    for mutant in mutants:
+        compile(ast.parse(mutant.source), mutant.id, "exec")
+        assert ast.unparse(ast.parse(mutant.source)) == mutant.source
+        original = originals[(mutant.file, mutant.qualname)]
+        assert mutant.source != ast.unparse(original), mutant.id
+        restored = copy.deepcopy(mutant.tree)
+        mutation.replace_at(restored, mutant.path, mutation.node_at(original, mutant.path))
+        assert ast.dump(restored) == ast.dump(original), f"{mutant.id} changes more than one site"
+
+
+def test_a_known_mutant_reads_as_its_change(mutants):
+    mutant = next(mutant for mutant in mutants if mutant.id == MUL_SIGN_FLIP)
+    assert mutant.diff == "sum_to(grad * b, self.metas[0])  ->  -sum_to(grad * b, self.metas[0])"
+    assert mutant.site == f"reference/ops/arithmetic.py:{mutant.line}"
+
+
+PROGRAM = """
+import mutant_engine as ag
+x = ag.tensor([2.0, 3.0], requires_grad=True)
+(x * 3.0).sum().backward()
+print("mul", None if x.grad is None else x.grad.tolist())
+x = ag.tensor([2.0, 3.0], requires_grad=True)
+y = x[[1, 0]]
+g, = ag.autograd.grad((y * y).sum(), x, create_graph=True)
+print("index", g.tolist())
+"""
+
+
+def _run_engine(tmp_path, mutant):
+    """PROGRAM against the engine module of `mutant` (None: the control), in a subprocess."""
+    tmp_path.mkdir(exist_ok=True)
+    mutation.write_engine(tmp_path, mutant)
+    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    completed = subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=environment,
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout.splitlines()
+
+
+def test_an_installed_mutant_changes_the_gradient_in_its_own_process(tmp_path, mutants):
+    by_id = {mutant.id: mutant for mutant in mutants}
+    assert _run_engine(tmp_path / "control", None) == ["mul [3.0, 3.0]", "index [4.0, 6.0]"]
+    assert _run_engine(tmp_path / "mul", by_id[MUL_SIGN_FLIP])[0] == "mul [-3.0, -3.0]"
+    # a method that calls super() (IndexBackward0.backward) compiles and runs mutated
+    index = by_id["ops/indexing.py:IndexBackward0.backward:float32:1"]
+    assert _run_engine(tmp_path / "index", index) == ["mul [3.0, 3.0]", "index [4.0, 6.0]"]
+
+
+def test_a_replaced_function_is_replaced_under_every_name(tmp_path, mutants):
+    """`gradients.backward` is `methods._backward` too: both names see the mutant."""
+    mutant = next(mutant for mutant in mutants if mutant.qualname == "backward"
+                  and mutant.file == "autograd/gradients.py"
+                  and mutant.operator == "delete_statement" and "run_backward" in mutant.before)
+    assert _run_engine(tmp_path, mutant)[0] == "mul None"
+    assert mutation.node_at(mutant.tree, mutant.path).__class__ is ast.Pass
+
+
+def test_a_mutant_is_covered_when_a_line_of_its_statement_ran(mutants, originals):
+    """`run` skips (as `uncovered`) the mutants whose site the control run never executed."""
+    for mutant in mutants:
+        original = originals[(mutant.file, mutant.qualname)]
+        first, last = mutant.lines
+        assert original.lineno <= first <= last <= original.end_lineno, mutant.id
+    mutant = next(mutant for mutant in mutants if mutant.id == MUL_SIGN_FLIP)
+    first, last = mutant.lines
+    assert first <= mutant.line <= last
+    assert mutation.covered(mutant, {mutant.file: [last]})
+    assert not mutation.covered(mutant, {mutant.file: [first - 1, last + 1]})
+    assert not mutation.covered(mutant, {})
+
+
+def test_the_equivalent_list_names_generated_mutants_with_reasons(mutants):
+    """Each listed ID still names the change it was judged on (IDs count a function's mutants
+    per operator, so editing the function or the operators can shift them)."""
+    listed = mutation.load_equivalent(with_diffs=True)
+    by_id = {mutant.id: mutant for mutant in mutants}
+    assert set(listed) <= set(by_id), sorted(set(listed) - set(by_id))
+    for mutant_id, (change, reason) in listed.items():
+        assert by_id[mutant_id].diff == change, f"{mutant_id} is now {by_id[mutant_id].diff}"
+        assert reason, mutant_id
+
+
+def test_the_score_leaves_equivalent_mutants_out():
+    rows = [{"id": "a", "outcome": "killed"}, {"id": "b", "outcome": "timeout"},
+            {"id": "c", "outcome": "survived"}, {"id": "d", "outcome": "survived"},
+            {"id": "e", "outcome": "not run"}]
+    summary = mutation.summarise(rows, {"d": "same values", "a": "wrongly listed"})
+    assert summary["equivalent"] == 1 and summary["survived"] == 1 and summary["judged"] == 4
+    assert summary["score"] == pytest.approx(2 / 3, abs=1e-4)
+    assert rows[3]["reason"] == "same values" and rows[0]["outcome"] == "killed"
+
+
+def test_every_suite_module_runs_for_every_area():
+    present = sorted(f"suites/{path.name}" for path in (ROOT / "suites").glob("test_*.py"))
+    for area in mutation.SUITES_FIRST:
+        assert sorted(mutation.suite_modules(area)) == present
