@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .oracles import TOLERANCES
+from .oracles import TOLERANCES, Tolerance
 from .plugin import current_item
 from .program import Program
 from .watchdog import journal_reproducer
@@ -107,20 +107,21 @@ class Script:
         self._execute(f"assert {condition}, f{message!r}", behaviour)
 
     def check_close(self, expression: str, expected, *, dtype: str, oracle: str,
-                    behaviour: str | None = None) -> None:
+                    tolerance: Tolerance | None = None, behaviour: str | None = None) -> None:
         """Assert that the tensor `expression` matches `expected` (the `oracle`'s values) within
-        `dtype`'s tolerance (harness/oracles.py); None fails as None."""
+        `dtype`'s tolerance (harness/oracles.py), or the oracle's own `tolerance` where it is
+        coarser; None fails as None."""
         __tracebackhide__ = True
         self.check_agrees(expression, literal(expected), dtype=dtype, oracle=oracle,
-                          behaviour=behaviour)
+                          tolerance=tolerance, behaviour=behaviour)
 
     def check_agrees(self, actual: str, expected: str, *, dtype: str, oracle: str,
-                     behaviour: str | None = None) -> None:
+                     tolerance: Tolerance | None = None, behaviour: str | None = None) -> None:
         """Assert that `actual` matches `expected`, both script expressions (tensors, arrays or
         literals: the engine against an algebraic oracle, or against itself), within `dtype`'s
-        tolerance."""
+        tolerance or the oracle's own."""
         __tracebackhide__ = True
-        tolerance = TOLERANCES[dtype]
+        tolerance = tolerance or TOLERANCES[dtype]
         what = f"{actual} ({oracle} oracle)"
         self._execute(f"assert_close({actual}, {expected}, rtol={tolerance.rtol!r}, "
                       f"atol_scale={tolerance.atol_scale!r}, what={what!r})", behaviour)

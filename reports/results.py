@@ -246,8 +246,11 @@ def describe_graph(program, engine, tensors: dict) -> dict:
 def expected_graph(program) -> dict:
     """The graph torch builds for `program`, by the catalog's rules rather than by running torch:
     a result requires grad iff an input does (REQ-8) and is then a non-leaf (LEAF-3) whose node is
-    the op's torch node (harness/ops.py), with an edge per operand that requires grad (GFN-3)."""
+    the op's torch node (harness/ops.py), with an edge per operand that requires grad (GFN-3).
+    Torch's reshape of an input that may not be contiguous records a copy node of its own
+    choosing, so there only the node's presence is known (`uncertain`)."""
     variables = _variables(program)
+    contiguous = _surely_contiguous(program)
     for variable in variables:
         requires_grad = program.requires_grad(variable["name"])
         node = variable["op"] is not None and requires_grad
@@ -257,7 +260,19 @@ def expected_graph(program) -> dict:
                                if node else None)
         variable["edges"] = ([program.requires_grad(arg) for arg in variable["args"]]
                              if node else None)
+        if node and variable["op"] == "reshape" and not contiguous[variable["args"][0]]:
+            variable["uncertain"] = True
     return {"variables": variables, "error": None, "grad_fn_names": True}
+
+
+def _surely_contiguous(program) -> dict[str, bool]:
+    """Which variables torch surely lays out contiguously: leaves, and results of ops on surely
+    contiguous inputs other than transpose (elementwise results keep their inputs' layout)."""
+    contiguous = {leaf.name: True for leaf in program.leaves}
+    for node in program.nodes:
+        contiguous[node.name] = (node.op != "transpose"
+                                 and all(contiguous[arg] for arg in node.args))
+    return contiguous
 
 
 def node_label(grad_fn) -> str | None:
