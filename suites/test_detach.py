@@ -1,13 +1,13 @@
 """detach() makes a leaf that shares data but stops gradients; detach_() does it in place
 (DET-*)."""
 
-import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
-                                                 assert_leaf_grads, build, raises_runtime_error)
+                                                 assert_leaf_grads)
 from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import (SHAPING, programs,
                                                      recorded_intermediates)
 
@@ -16,8 +16,7 @@ needs = pytest.mark.needs
 
 SAVE_RESULT = {"exp", "tanh", "sigmoid", "relu"}  # torch's nodes for these save their output
 KEEP_NO_INPUT = {"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index"} | SAVE_RESULT
-CHANGES = {"zero_()": lambda t: t.zero_(), "mul_(2.0)": lambda t: t.mul_(2.0),
-           "add_(1.0)": lambda t: t.add_(1.0)}
+CHANGES = ("add_(1.0)", "mul_(2.0)", "zero_()")   # in-place changes made through a detach() alias
 
 
 def _recorded_nodes(program, views=True):
@@ -51,15 +50,14 @@ def test_detach_gives_a_leaf_without_grad_with_the_same_values(engine, data):
     program = data.draw(programs(engine, output="any"), label="program")
     name = data.draw(st.sampled_from([leaf.name for leaf in program.leaves]
                                      + [node.name for node in program.nodes]), label="detached")
-    tensors = build(program, engine, f"d = {name}.detach()")
-    original = tensors[name]
-    flag = bool(original.requires_grad)
-    detached = original.detach()
-    assert not detached.requires_grad, f"{name}.detach() requires grad"
-    assert detached.is_leaf and detached.grad_fn is None, f"{name}.detach() is not a plain leaf"
-    assert np.array_equal(engine.to_numpy(detached), engine.to_numpy(original)), (
-        f"{name}.detach() has other values than {name}")
-    assert bool(original.requires_grad) == flag, f"{name}.detach() changed {name}.requires_grad"
+    script = Script(engine)
+    script.build(program)
+    script.run(f"flag = {name}.requires_grad", f"d = {name}.detach()")
+    script.check("not d.requires_grad", f"{name}.detach() requires grad")
+    script.check("d.is_leaf and d.grad_fn is None", f"{name}.detach() is not a plain leaf")
+    script.check(f"np.array_equal(to_numpy(d), to_numpy({name}))",
+                 f"{name}.detach() has other values than {name}")
+    script.check(f"{name}.requires_grad == flag", f"{name}.detach() changed {name}.requires_grad")
 
 
 @behaviour("DET-1")
@@ -71,13 +69,13 @@ def test_changes_through_detach_are_seen_by_the_original(engine, data, factor):
     program = data.draw(programs(engine, output="any"), label="program")
     name = data.draw(st.sampled_from([node.name for node in program.nodes]
                                      or [program.leaves[0].name]), label="detached")
-    tensors = build(program, engine, f"{name}.detach().mul_({factor})")
-    before = engine.to_numpy(tensors[name])
-    tensors[name].detach().mul_(factor)
-    after = engine.to_numpy(tensors[name])
-    assert np.allclose(after, before * factor), (
-        f"after {name}.detach().mul_({factor}), {name} is {after.tolist()}, expected "
-        f"{(before * factor).tolist()}")
+    script = Script(engine)
+    script.build(program)
+    # A copy: to_numpy may share the tensor's memory, which the change below writes.
+    script.run(f"before = to_numpy({name}).copy()", f"{name}.detach().mul_({factor})")
+    script.check(f"np.allclose(to_numpy({name}), before * {factor})",
+                 f"after {name}.detach().mul_({factor}), {name} is {{to_numpy({name}).tolist()}}, "
+                 f"expected {{(before * {factor}).tolist()}}")
 
 
 @behaviour("DET-2")
@@ -89,41 +87,38 @@ def test_gradients_do_not_flow_through_a_detached_branch(engine, data):
     detached = data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),
                          label="detached")
     event(f"detached nodes: {len(detached)}")
-
-    def around(name, compute):
-        return compute().detach() if name in detached else compute()
-
-    assert_grads_with_nodes_held_constant(engine, program, detached, around,
-                                          how="replaced by their .detach()")
+    assert_grads_with_nodes_held_constant(
+        Script(engine), program, detached,
+        lambda name, line: [line, f"{name} = {name}.detach()"], how="replaced by their .detach()")
 
 
 @behaviour("DET-2")
-def test_seed_detached_square(ag):
+def test_seed_detached_square(engine):
     """z = x**2 (detached) * x + x**2 at x = 3 gives dz/dx = 9 + 6 = 15."""
-    x = ag.tensor(3.0, requires_grad=True)
-    y = x ** 2
-    z = y.detach() * x + y
-    z.backward()
-    assert x.grad is not None, "x.grad is None"
-    assert x.grad.item() == 15.0, f"x.grad is {x.grad.item()}, expected 9 + 6 = 15"
+    script = Script(engine)
+    script.run("x = torch.tensor(3.0, requires_grad=True)",
+               "y = x ** 2",
+               "z = y.detach() * x + y",
+               "z.backward()")
+    script.check("x.grad is not None", "x.grad is None")
+    script.check("x.grad.item() == 15.0", "x.grad is {x.grad.item()}, expected 9 + 6 = 15")
 
 
 @behaviour("DET-3")
 @needs("inplace")
-@given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
+@given(data=st.data(), change=st.sampled_from(CHANGES))
 def test_detach_shares_the_version_counter(engine, data, change):
     """A tensor saved for backward and modified in place through a detach() alias makes backward
     raise: detach() shares the version counter."""
     program = data.draw(programs(engine, output="any", max_ops=3), label="program")
-    tensors = build(program, engine, "y = torch.tanh(out)  # saves y", f"y.detach().{change}",
-                    "y.sum().backward()  # must raise")
-    y = engine.ns.tanh(tensors[program.output])
-    version = y._version
-    alias = y.detach()
-    CHANGES[change](alias)
-    assert y._version > version, "an in-place change through detach() did not bump _version"
-    with raises_runtime_error():
-        y.sum().backward()
+    script = Script(engine)
+    script.build(program)
+    script.run("y = torch.tanh(out)  # saves y for backward",
+               "version = y._version",
+               f"y.detach().{change}")
+    script.check("y._version > version",
+                 "an in-place change through detach() did not bump _version")
+    script.raises("y.sum().backward()")
 
 
 @behaviour("DET-5")
@@ -135,14 +130,15 @@ def test_detach_in_place_turns_a_non_leaf_into_a_leaf(engine, data):
                         label="program")
     name = data.draw(st.sampled_from(_recorded_non_views(program)), label="node").name
     event(f"detach_() of the output: {name == program.output}")
-    tensors = build(program, engine, f"r = {name}.detach_()")
-    y = tensors[name]
-    before = engine.to_numpy(y)
-    result = y.detach_()
-    assert result is y, f"{name}.detach_() returned another object"
-    assert not y.requires_grad, f"{name} still requires grad after detach_()"
-    assert y.is_leaf and y.grad_fn is None, f"{name} is not a leaf after detach_()"
-    assert np.array_equal(engine.to_numpy(y), before), f"{name}.detach_() changed its values"
+    script = Script(engine)
+    script.build(program)
+    script.run(f"before = to_numpy({name}).copy()", f"result = {name}.detach_()")
+    script.check(f"result is {name}", f"{name}.detach_() returned another object")
+    script.check(f"not {name}.requires_grad", f"{name} still requires grad after detach_()")
+    script.check(f"{name}.is_leaf and {name}.grad_fn is None",
+                 f"{name} is not a leaf after detach_()")
+    script.check(f"np.array_equal(to_numpy({name}), before)",
+                 f"{name}.detach_() changed its values")
 
 
 @behaviour("DET-6")
@@ -152,9 +148,9 @@ def test_detach_in_place_of_a_view_raises(engine, data):
     """Views (slices of a result that requires grad) cannot be detached in place."""
     program = data.draw(programs(engine, output="vector", requires_grad="all", max_ops=3),
                         label="program")
-    tensors = build(program, engine, "out[0:1].detach_()  # must raise")
-    with raises_runtime_error():
-        tensors[program.output][0:1].detach_()
+    script = Script(engine)
+    script.build(program)
+    script.raises("out[0:1].detach_()")
 
 
 @behaviour("DET-7")
@@ -167,13 +163,10 @@ def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
     program = data.draw(programs(engine, candidates=_unsaved), label="program")
     chosen = data.draw(st.sets(st.sampled_from(_unsaved(program)), min_size=1), label="detached")
     event(f"detached nodes: {len(chosen)}")
-    tensors = build(program, engine, *[f"{name}.detach_()" for name in sorted(chosen)],
-                    "out.backward()")
-    for name in sorted(chosen):
-        tensors[name].detach_()
-    tensors[program.output].backward()
-    expected = finite_difference_grads(program)
-    assert_leaf_grads(engine, program, tensors, expected,
+    script = Script(engine)
+    script.build(program)
+    script.run(*[f"{name}.detach_()" for name in sorted(chosen)], "out.backward()")
+    assert_leaf_grads(script, program, finite_difference_grads(program),
                       oracle="finite-difference of the whole program")
 
 
@@ -183,10 +176,11 @@ def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
 def test_detach_in_place_on_a_leaf_clears_requires_grad(engine, data):
     """detach_() on a leaf that requires grad sets requires_grad=False; it stays a leaf."""
     program = data.draw(programs(engine, requires_grad="all", max_ops=1), label="program")
-    leaf = data.draw(st.sampled_from(program.leaves), label="leaf")
-    tensors = build(program, engine, f"{leaf.name}.detach_()")
-    tensor = tensors[leaf.name]
-    assert tensor.detach_() is tensor, f"{leaf.name}.detach_() returned another object"
-    assert not tensor.requires_grad and tensor.is_leaf, (
-        f"{leaf.name} after detach_(): requires_grad={tensor.requires_grad}, "
-        f"is_leaf={tensor.is_leaf}")
+    leaf = data.draw(st.sampled_from(program.leaves), label="leaf").name
+    script = Script(engine)
+    script.build(program)
+    script.run(f"result = {leaf}.detach_()")
+    script.check(f"result is {leaf}", f"{leaf}.detach_() returned another object")
+    script.check(f"not {leaf}.requires_grad and {leaf}.is_leaf",
+                 f"{leaf} after detach_(): requires_grad={{{leaf}.requires_grad}}, "
+                 f"is_leaf={{{leaf}.is_leaf}}")
