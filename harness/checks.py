@@ -3,7 +3,7 @@ is also a line of the failing example's reproducer."""
 
 from __future__ import annotations
 
-from .oracles import finite_difference_grads
+from .oracles import analytic_grads
 from .program import Leaf, Program
 from .script import Script
 
@@ -19,7 +19,7 @@ def assert_leaf_grads(script: Script, program: Program, expected: dict, *, oracl
 
 def held_constant(program: Program, names) -> Program:
     """`program` with the nodes `names` turned into leaves that do not require grad, holding their
-    float64 values: the finite-difference oracle for a branch that gradients must not cross."""
+    float64 values: the oracle for a branch that gradients must not cross."""
     names = set(names)
     base = program.evaluate()
     constants = tuple(Leaf(node.name, base[node.name], False)
@@ -31,11 +31,11 @@ def held_constant(program: Program, names) -> Program:
 def assert_grads_with_nodes_held_constant(script: Script, program: Program, held, wrap,
                                           how: str) -> None:
     """Build `program` with the lines of the nodes `held` changed by `wrap` (detached, or computed
-    under no_grad: `how` says which), then backward: each leaf's .grad equals the finite
-    differences of the program with those nodes held at their values, and a leaf that reaches the
+    under no_grad: `how` says which), then backward: each leaf's .grad equals the analytic
+    gradients of the program with those nodes held at their values, and a leaf that reaches the
     output only through them gets none (DET-2, MODE-9)."""
     __tracebackhide__ = True
-    expected = finite_difference_grads(held_constant(program, held))
+    expected = analytic_grads(held_constant(program, held))
     script.build(program, wrap=lambda name, line: wrap(name, line) if name in held else [line])
     if expected:
         script.run("out.backward()")
@@ -47,7 +47,7 @@ def assert_grads_with_nodes_held_constant(script: Script, program: Program, held
     for leaf in program.leaves:
         if leaf.name in expected:
             script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
-                               oracle=f"finite-difference with the nodes {how} held constant")
+                               oracle=f"analytic with the nodes {how} held constant")
         else:
             script.check(f"{leaf.name}.grad is None",
                          f"{leaf.name} reaches the output only through nodes {how}, but got "

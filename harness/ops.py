@@ -40,12 +40,21 @@ class OpSpec:
     vjp: Callable[..., tuple] = field(kw_only=True)
 
 
-def _sum_np(a, dim):
-    return np.sum(a) if dim is None else np.sum(a, axis=dim)
+def _reduction(param) -> tuple[int | None, bool]:
+    """A reduction's param: None (every element), a dim, or (dim, keepdim); dims may be < 0."""
+    if param is None or isinstance(param, int):
+        return param, False
+    return param
 
 
-def _mean_np(a, dim):
-    return np.mean(a) if dim is None else np.mean(a, axis=dim)
+def _sum_np(a, param):
+    dim, keepdim = _reduction(param)
+    return np.sum(a) if dim is None else np.sum(a, axis=dim, keepdims=keepdim)
+
+
+def _mean_np(a, param):
+    dim, keepdim = _reduction(param)
+    return np.mean(a) if dim is None else np.mean(a, axis=dim, keepdims=keepdim)
 
 
 def _index_np(a, index):
@@ -60,8 +69,14 @@ def _sigmoid_np(a):
     return 1.0 / (1.0 + np.exp(-a))
 
 
-def _dim_text(dim):
-    return "" if dim is None else f"dim={dim}"
+def _dim_text(param):
+    dim, keepdim = _reduction(param)
+    return "" if dim is None else f"dim={dim}" + (", keepdim=True" if keepdim else "")
+
+
+def _swapped(param) -> tuple[int, int]:
+    """transpose's param: the two dims it swaps (None: the first two)."""
+    return (0, 1) if param is None else param
 
 
 def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -87,9 +102,10 @@ def _unary(derivative):
 
 def _reduction_vjp(g, inputs, param, result, mean: bool = False):
     (a,) = inputs
-    if param is not None:
-        g = np.expand_dims(g, param)
-    count = a.size if param is None else a.shape[param]
+    dim, keepdim = _reduction(param)
+    if dim is not None and not keepdim:
+        g = np.expand_dims(g, dim)
+    count = a.size if dim is None else a.shape[dim]
     return (np.broadcast_to(g / count if mean else g, a.shape).copy(),)
 
 
@@ -150,9 +166,9 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
     OpSpec("reshape", 1, lambda a, p: a.reshape(p),
            "{0}.reshape({p})", False, lambda p: "ViewBackward0",
            vjp=lambda g, inputs, p, r: (g.reshape(inputs[0].shape),)),
-    OpSpec("transpose", 1, lambda a, p: a.T,
-           "{0}.transpose(0, 1)", False, lambda p: "TransposeBackward0",
-           vjp=lambda g, inputs, p, r: (g.T,)),
+    OpSpec("transpose", 1, lambda a, p: np.swapaxes(a, *_swapped(p)),
+           "{0}.transpose({p_swapped})", False, lambda p: "TransposeBackward0",
+           vjp=lambda g, inputs, p, r: (np.swapaxes(g, *_swapped(p)),)),
     OpSpec("index", 1, lambda a, p: _index_np(a, p),
            "{0}[{p_index}]", False,
            lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0",
@@ -162,5 +178,7 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
 
 def render(spec: OpSpec, args: tuple[str, ...], param) -> str:
     """The torch expression for one op application, e.g. `v1.sum(dim=0)`."""
-    return spec.template.format(*args, p=param, p_dim=_dim_text(param),
-                                p_index=_index_text(param) if spec.name == "index" else "")
+    return spec.template.format(
+        *args, p=param, p_dim=_dim_text(param) if spec.name in ("sum", "mean") else "",
+        p_swapped=", ".join(map(str, _swapped(param))) if spec.name == "transpose" else "",
+        p_index=_index_text(param) if spec.name == "index" else "")

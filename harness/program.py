@@ -80,6 +80,11 @@ class Program:
     def output_shape(self) -> tuple[int, ...]:
         return self.evaluate()[self.output].shape
 
+    def with_leaf_values(self, name: str, values: np.ndarray) -> "Program":
+        leaves = tuple(Leaf(leaf.name, values, leaf.requires_grad) if leaf.name == name else leaf
+                       for leaf in self.leaves)
+        return Program(self.dtype, leaves, self.nodes, self.output)
+
     def with_requires_grad(self, flags: dict[str, bool]) -> "Program":
         leaves = tuple(Leaf(leaf.name, leaf.values, flags.get(leaf.name, leaf.requires_grad))
                        for leaf in self.leaves)

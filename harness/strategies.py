@@ -21,8 +21,15 @@ from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
 DIM_SIZES = st.integers(1, 3)
+MAX_DIMS = 4        # 0-D to 4-D tensors
+MAX_NUMEL = 24      # elements per tensor: 4-D shapes stay small enough for slow engines
+LONG_PROGRAM_OPS = 16
+# How a binary elementwise op's operands relate, drawn uniformly from this list.
+BROADCASTING = ("same shape", "second broadcast", "second broadcast", "first broadcast",
+                "first broadcast")
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div")
 UNARY = ("neg", "pow", "exp", "log", "tanh", "sigmoid", "relu")
+UNARY_SMOOTH = tuple(op for op in UNARY if op != "pow")
 REDUCTIONS = ("sum", "mean")
 SHAPING = ("reshape", "transpose", "index")
 ALL_OPS = ELEMENTWISE_BINARY + UNARY + REDUCTIONS + ("matmul",) + SHAPING
@@ -36,16 +43,44 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
     return st.sampled_from(("float32", "float64") if engine.has("float64") else ("float32",))
 
 
-def shapes(min_dims: int = 0, max_dims: int = 2) -> st.SearchStrategy[tuple[int, ...]]:
-    return st.lists(DIM_SIZES, min_size=min_dims, max_size=max_dims).map(tuple)
+@st.composite
+def shapes(draw, min_dims: int = 0, max_dims: int = MAX_DIMS) -> tuple[int, ...]:
+    """Shapes of `min_dims` to `max_dims` dims (each rank about equally likely) of 1 to 3
+    elements each, at most MAX_NUMEL elements in all."""
+    rank = draw(st.sampled_from(range(min_dims, max_dims + 1)), label="rank")
+    shape: list[int] = []
+    for _ in range(rank):
+        room = MAX_NUMEL // _numel(tuple(shape)) if shape else MAX_NUMEL
+        shape.append(draw(st.integers(1, max(1, min(3, room // 2 ** (rank - len(shape) - 1)))),
+                          label="size"))
+    return tuple(shape)
+
+
+def _numel(shape: tuple[int, ...]) -> int:
+    return int(np.prod(shape, dtype=int))
 
 
 @st.composite
 def broadcastable_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """A shape that broadcasts with `shape` to `shape`: leading dims dropped, some dims set to 1."""
-    keep = draw(st.integers(0, len(shape)), label="kept trailing dims")
-    tail = shape[len(shape) - keep:]
-    return tuple(draw(st.sampled_from((size, 1))) for size in tail)
+    """A shape that broadcasts with `shape` to `shape`: one dim of size > 1 (where there is one)
+    set to 1 at a position drawn uniformly, some other dims set to 1, leading dims before it
+    dropped."""
+    wide = [dim for dim in range(len(shape)) if shape[dim] > 1]
+    stretched = draw(st.sampled_from(wide), label="stretched dim") if wide else len(shape)
+    offset = draw(st.integers(0, stretched), label="dropped leading dims")
+    return tuple(1 if dim == stretched or draw(st.booleans(), label="size 1") else shape[dim]
+                 for dim in range(offset, len(shape)))
+
+
+@st.composite
+def expanding_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that `shape` broadcasts to: leading dims added, some of its size-1 dims stretched
+    (so that the first operand of a binary op is the one broadcast)."""
+    lead = draw(st.lists(DIM_SIZES, max_size=MAX_DIMS - len(shape)), label="added leading dims")
+    body = tuple(draw(DIM_SIZES, label="stretched size") if size == 1 else size
+                 for size in shape)
+    expanded = tuple(lead) + body
+    return expanded if _numel(expanded) <= MAX_NUMEL else shape
 
 
 @functools.cache
@@ -64,6 +99,7 @@ class _Builder:
 
     def __init__(self, draw, dtype: str, requires_grad: str):
         self.draw, self.dtype, self.requires_grad = draw, dtype, requires_grad
+        self.chain = False    # a long program: each op's first input is the latest variable
         self.leaves: list[Leaf] = []
         self.nodes: list[Node] = []
         self.values: dict[str, np.ndarray] = {}
@@ -79,9 +115,13 @@ class _Builder:
         return name
 
     def pick(self, label: str, accept=lambda value: True) -> str | None:
+        """An earlier variable that `accept`s: often the latest (which makes long chains), else
+        any (which makes diamonds and fan-out)."""
         candidates = [name for name, value in self.values.items() if accept(value)]
         if not candidates:
             return None
+        if self.chain or self.draw(st.booleans(), label=f"{label}: the latest variable"):
+            return candidates[-1]
         return candidates[self.draw(st.integers(0, len(candidates) - 1), label=label)]
 
     def partner(self, shape: tuple[int, ...], accept) -> str:
@@ -90,6 +130,16 @@ class _Builder:
         if existing is None or self.draw(st.booleans(), label="fresh leaf as second operand"):
             return self.new_leaf(shape)
         return existing
+
+    def binary_partner(self, shape: tuple[int, ...]) -> str:
+        """The second operand of an elementwise op on a first of `shape`: of the same shape,
+        broadcast onto it, or one that the first is broadcast to (see BROADCASTING)."""
+        kind = self.draw(st.sampled_from(BROADCASTING), label="broadcasting")
+        if kind == "same shape":
+            return self.partner(shape, lambda v: v.shape == shape)
+        strategy = broadcastable_shape if kind == "second broadcast" else expanding_shape
+        other_shape = self.draw(strategy(shape), label="broadcast shape")
+        return self.partner(other_shape, lambda v: v.shape == other_shape)
 
     def try_op(self, op: str) -> None:
         """Append one application of `op` if a well-conditioned one exists for the drawn inputs."""
@@ -101,8 +151,7 @@ class _Builder:
         param = self.draw(self._param(op, shape), label=f"{op} parameter")
         args: tuple[str, ...] = (a,)
         if op in ELEMENTWISE_BINARY:
-            other_shape = self.draw(broadcastable_shape(shape), label="broadcast shape")
-            args = (a, self.partner(other_shape, lambda v: _broadcasts_onto(v.shape, shape)))
+            args = (a, self.binary_partner(shape))
         elif op == "matmul":
             columns = self.draw(DIM_SIZES, label="matmul columns")
             args = (a, self.partner((shape[1], columns),
@@ -112,7 +161,7 @@ class _Builder:
             return
         with np.errstate(all="ignore"):
             result = np.asarray(spec.on_numpy(*inputs, param), dtype=np.float64)
-        if result.size == 0 or not np.all(np.abs(result) <= MAGNITUDE_MAX):
+        if not 0 < result.size <= MAX_NUMEL or not np.all(np.abs(result) <= MAGNITUDE_MAX):
             return
         self._add_node(op, args, param, result)
 
@@ -133,7 +182,7 @@ class _Builder:
         if op == "matmul":
             return lambda v: v.ndim == 2
         if op == "transpose":
-            return lambda v: v.ndim == 2
+            return lambda v: v.ndim >= 2
         if op == "index":
             return lambda v: v.ndim >= 1
         return lambda v: True
@@ -144,7 +193,14 @@ class _Builder:
         if op == "pow":
             return st.sampled_from((2, 3, 1, 0, -1))
         if op in REDUCTIONS:
-            return st.sampled_from((None, *range(len(shape))))
+            dims = [dim - len(shape) * negative for dim in range(len(shape))
+                    for negative in (False, True)]
+            return st.sampled_from((None, *((dim, keep) for dim in dims for keep in (False, True))))
+        if op == "transpose":
+            pairs = [(first, second) for first in range(len(shape))
+                     for second in range(first + 1, len(shape))]
+            return st.sampled_from(pairs + [(first - len(shape), second - len(shape))
+                                            for first, second in pairs])
         if op == "reshape":
             return st.sampled_from(_reshapes(shape))
         if op == "index":
@@ -178,9 +234,10 @@ def _broadcasts_onto(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
 
 
 def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
-    numel = int(np.prod(shape, dtype=int))
-    options = {(numel,), (1, numel), (numel, 1), tuple(reversed(shape)) or (1,)}
-    return sorted(options)
+    numel = _numel(shape)
+    options = {(numel,), (1, numel), (numel, 1), (1, numel, 1), tuple(reversed(shape)) or (1,),
+               shape[:1] + (1,) + shape[1:]}
+    return sorted(option for option in options if len(option) <= MAX_DIMS)
 
 
 @st.composite
@@ -189,8 +246,9 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
              dtype: str | None = None, candidates=None) -> Program:
     """A random program for `engine`.
 
-    ops: the op names to draw from. output: "scalar" (end with `.sum()` when the output has more
-    than one element, so that `backward()` needs no gradient), "any", or "vector" (more than one
+    ops: the op names to draw from. output: "scalar" (end with `.sum()`, or `.mean()` where the
+    sum would exceed MAGNITUDE_MAX, when the output has more than one element, so that
+    `backward()` needs no gradient), "any", or "vector" (more than one
     element: a broadcasting add with a fresh two-element leaf is appended when needed).
     requires_grad: "some" (random per leaf, but at least one leaf on the output's path requires
     grad), "mixed" (as "some", and at least one leaf on the path does not), "all" or "none".
@@ -208,8 +266,12 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     builder = _Builder(draw, chosen_dtype, requires_grad)
     builder.new_leaf(draw(shapes(), label="first leaf shape"))
-    for _ in range(draw(st.integers(1, max_ops), label="number of ops")):
-        builder.try_op(draw(st.sampled_from(ops), label="op"))
+    # One program in eight is a long chain (up to LONG_PROGRAM_OPS ops, each on the latest).
+    builder.chain = max_ops >= 6 and draw(st.integers(0, 7), label="long chain") == 0
+    count = (st.integers(LONG_PROGRAM_OPS // 2, LONG_PROGRAM_OPS) if builder.chain
+             else st.integers(1, max_ops))
+    for _ in range(draw(count, label="number of ops")):
+        builder.try_op(draw(_op_choice(tuple(ops)), label="op"))
     result = builder.nodes[-1].name if builder.nodes else builder.leaves[-1].name
     if output == "vector" and builder.values[result].size == 1:
         result = builder.append("add", result, builder.new_leaf((2,)))
@@ -221,14 +283,114 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     if saves_tensors and not builder.program(result).saves_tensors():
         result = builder.append("tanh", result)
     if output == "scalar" and builder.values[result].size != 1:
-        result = builder.append("sum", result)
+        total = np.sum(builder.values[result])
+        result = builder.append("sum" if abs(total) <= MAGNITUDE_MAX else "mean", result)
     if candidates is not None:
         extended = not candidates(builder.program(result))
         event(f"program extended for the test's candidates: {extended}")
         if extended:
             result = _extend(builder, result)
             assert candidates(builder.program(result)), "the extension gives no candidate"
-    return builder.program(result)
+    program = builder.program(result)
+    for feature in sorted(reach(program)):
+        event(f"reach: {feature}")
+    return program
+
+
+REACH = frozenset({
+    *(f"{rank}-D tensor" for rank in range(MAX_DIMS + 1)),
+    "size-1 dim stretched (leading)", "size-1 dim stretched (middle)",
+    "size-1 dim stretched (trailing)", "missing leading dims broadcast",
+    "first operand broadcast", "reduction over every element",
+    "reduction over the leading dim", "reduction over a middle dim",
+    "reduction over the trailing dim", "reduction with a negative dim", "reduction with keepdim",
+    "non-square matmul on both sides", "integer power of a negative base",
+    "transpose of a 3-D or 4-D tensor", "transpose with negative dims",
+    "node reused by ops of different broadcasting", "chain of 8 or more ops",
+    "fan-out of 3 or more uses",
+})
+
+
+def reach(program: Program) -> set[str]:
+    """The corners of REACH that `program` exercises (recorded as hypothesis events, so that
+    --hypothesis-show-statistics shows them; tests/test_strategies.py requires all of them)."""
+    values = program.evaluate()
+    found = {f"{values[name].ndim}-D tensor" for name in values}
+    stretched_in: dict[str, set[bool]] = {}
+    uses: dict[str, int] = {}
+    depth = {leaf.name: 0 for leaf in program.leaves}
+    for node in program.nodes:
+        inputs = [values[arg] for arg in node.args]
+        depth[node.name] = 1 + max(depth[arg] for arg in node.args)
+        for arg in node.args:
+            uses[arg] = uses.get(arg, 0) + 1
+        if node.op in ELEMENTWISE_BINARY:
+            out = values[node.name].shape
+            for position, (arg, value) in enumerate(zip(node.args, inputs)):
+                features = _broadcast_features(value.shape, out)
+                found |= features
+                if features and position == 0:
+                    found.add("first operand broadcast")
+                stretched_in.setdefault(arg, set()).add(bool(features))
+        else:
+            for arg in node.args:
+                stretched_in.setdefault(arg, set()).add(False)
+        found |= _op_features(node, inputs)
+    if any(len(kinds) > 1 for kinds in stretched_in.values()):
+        found.add("node reused by ops of different broadcasting")
+    if max(depth.values()) >= 8:
+        found.add("chain of 8 or more ops")
+    if max(uses.values(), default=0) >= 3:
+        found.add("fan-out of 3 or more uses")
+    return found
+
+
+def _broadcast_features(shape: tuple[int, ...], out: tuple[int, ...]) -> set[str]:
+    found = {"missing leading dims broadcast"} if len(shape) < len(out) else set()
+    offset = len(out) - len(shape)
+    for dim, size in enumerate(shape):
+        if size == 1 and out[offset + dim] > 1:
+            where = offset + dim
+            position = ("leading" if where == 0 else "trailing" if where == len(out) - 1
+                        else "middle")
+            found.add(f"size-1 dim stretched ({position})")
+    return found
+
+
+def _op_features(node: Node, inputs: list[np.ndarray]) -> set[str]:
+    found = set()
+    ndim = inputs[0].ndim
+    if node.op in REDUCTIONS:
+        dim, keepdim = (None, False) if node.param is None else (
+            (node.param, False) if isinstance(node.param, int) else node.param)
+        if dim is None:
+            found.add("reduction over every element")
+        else:
+            where = dim % ndim
+            found.add("reduction over the leading dim" if where == 0 else
+                      "reduction over the trailing dim" if where == ndim - 1 else
+                      "reduction over a middle dim")
+            found |= {"reduction with a negative dim"} if dim < 0 else set()
+            found |= {"reduction with keepdim"} if keepdim else set()
+    elif node.op == "matmul" and all(a.shape[0] != a.shape[1] for a in inputs):
+        found.add("non-square matmul on both sides")
+    elif node.op == "pow" and node.param in (-1, 2, 3) and np.any(inputs[0] < 0):
+        found.add("integer power of a negative base")
+    elif node.op == "transpose":
+        found |= {"transpose of a 3-D or 4-D tensor"} if ndim >= 3 else set()
+        found |= {"transpose with negative dims"} if node.param and min(node.param) < 0 else set()
+    return found
+
+
+@functools.cache
+def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
+    """One of `ops`: first a family (elementwise binary, unary, integer powers, reduction, matmul,
+    shaping), then an op of it, so that matmul, pow (negative bases, negative exponents) and the
+    few shaping ops come up as often as the many unary ones."""
+    families = [tuple(op for op in family if op in ops)
+                for family in (ELEMENTWISE_BINARY, UNARY_SMOOTH, ("pow",), REDUCTIONS, ("matmul",),
+                               SHAPING)]
+    return st.sampled_from([family for family in families if family]).flatmap(st.sampled_from)
 
 
 def _extend(builder: _Builder, result: str) -> str:
@@ -293,7 +455,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
     Every example exercises the op, unlike a random program that may reject it."""
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     min_dims = 2 if op in ("matmul", "transpose") else 1 if op in REDUCTIONS + SHAPING else 0
-    shape = draw(shapes(min_dims=min_dims, max_dims=max(2, min_dims)), label="input shape")
+    shape = draw(shapes(min_dims=min_dims, max_dims=2 if op == "matmul" else MAX_DIMS),
+                 label="input shape")
     param = draw(_Builder._param(op, shape), label=f"{op} parameter")
     first = draw(values(shape, chosen_dtype), label="x0")
     if op == "log":

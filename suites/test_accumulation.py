@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs
 
@@ -21,8 +21,8 @@ def test_k_backward_passes_accumulate_k_times(engine, data):
     script.build(program)
     for _ in range(passes):
         script.run("out.backward(retain_graph=True)")
-    assert_leaf_grads(script, program, finite_difference_grads(program), scale=passes,
-                 oracle=f"finite-difference x {passes} passes")
+    assert_leaf_grads(script, program, analytic_grads(program), scale=passes,
+                 oracle=f"analytic x {passes} passes")
 
 
 def _check_one_pass_after_reset(engine, program, reset, check_reset):
@@ -35,8 +35,8 @@ def _check_one_pass_after_reset(engine, program, reset, check_reset):
         script.run(reset.format(leaf.name))
         script.check(*(part.format(leaf.name) for part in check_reset))
     script.run("out.backward()")
-    assert_leaf_grads(script, program, finite_difference_grads(program),
-                 oracle=f"finite-difference (one pass after {reset.format('x')})")
+    assert_leaf_grads(script, program, analytic_grads(program),
+                 oracle=f"analytic (one pass after {reset.format('x')})")
 
 
 @behaviour("ACC-6")

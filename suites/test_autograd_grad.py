@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.oracles import (central_differences,
-                                                  finite_difference_grads)
+from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, central_differences,
+                                                  analytic_grads)
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
                                                      recorded_nodes)
@@ -29,7 +29,7 @@ def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     differences) and leaves every .grad None."""
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
-    expected = finite_difference_grads(program)
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
@@ -39,7 +39,7 @@ def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     for index, leaf in enumerate(leaves):
         script.check(f"{leaf.name}.grad is None", f"autograd.grad filled {leaf.name}.grad")
         script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="finite-difference")
+                           oracle="analytic")
 
 
 @behaviour("GRAD-1")
@@ -73,7 +73,7 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
     program = data.draw(programs(engine), label="program")
     leaves = program.grad_leaves()
     inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
-    expected = finite_difference_grads(program)
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     script.run("unused = torch.ones(2, requires_grad=True)")
@@ -83,7 +83,7 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
                  "allow_unused=True gave {grads[-1]!r} for the unused input")
     for index, leaf in enumerate(leaves):
         script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="finite-difference")
+                           oracle="analytic")
 
 
 @behaviour("GRAD-4")
@@ -95,11 +95,11 @@ def test_gradients_with_respect_to_intermediates(engine, data):
     program = data.draw(programs(engine, candidates=recorded_nodes), label="program")
     name = data.draw(st.sampled_from(recorded_nodes(program)), label="intermediate")
     event(f"gradient with respect to the output itself: {name == program.output}")
-    expected = finite_difference_grads(program, wrt=[name])[name]
+    expected = analytic_grads(program, wrt=[name])[name]
     script = Script(engine)
     script.build(program)
     script.run(f"(grad,) = torch.autograd.grad(out, [{name}])")
-    script.check_close("grad", expected, dtype=program.dtype, oracle="finite-difference")
+    script.check_close("grad", expected, dtype=program.dtype, oracle="analytic")
 
 
 @behaviour("JAC-2")
@@ -111,7 +111,7 @@ def test_autograd_grad_of_a_non_scalar_needs_grad_outputs(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
     leaves = program.grad_leaves()
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="grad_outputs")
-    expected = finite_difference_grads(program, v)
+    expected = analytic_grads(program, v)
     script = Script(engine)
     script.build(program)
     script.raises(f"torch.autograd.grad(out, {_names(leaves)}, retain_graph=True)")
@@ -119,7 +119,7 @@ def test_autograd_grad_of_a_non_scalar_needs_grad_outputs(engine, data):
                f"grads = torch.autograd.grad(out, {_names(leaves)}, grad_outputs=v)")
     for index, leaf in enumerate(leaves):
         script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="finite-difference v^T J")
+                           oracle="analytic v^T J")
 
 
 @behaviour("RETAIN-2")
@@ -183,14 +183,14 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
     leaves = program.grad_leaves()
     names = data.draw(st.lists(st.sampled_from([leaf.name for leaf in leaves]), min_size=1,
                                unique=True), label="inputs")
-    expected = finite_difference_grads(program)
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     script.run(f"out.backward(inputs=[{', '.join(names)}])")
     for leaf in program.leaves:
         if leaf.name in names:
             script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
-                               oracle="finite-difference")
+                               oracle="analytic")
         else:
             script.check(f"{leaf.name}.grad is None",
                          f"{leaf.name} is not in inputs but got .grad {{{leaf.name}.grad}}")
@@ -198,24 +198,13 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
 
 # -- higher order ------------------------------------------------------------------------------
 
-def _first_derivative(engine, program, leaf_name, values):
-    """d out / d leaf at the leaf's `values` (float64), by the engine's own autograd.grad: the
-    raw data of the oracle below. It runs in a Script of its own, made before the test's (whose
-    steps are the reproducer), and is read, never checked."""
-    oracle = Script(engine)
-    oracle.run(f"{leaf_name} = torch.tensor({literal(values)}, dtype=torch.float64, "
-               f"requires_grad=True)")
-    oracle.build(program, given=[leaf_name])
-    oracle.run(f"(g,) = torch.autograd.grad(out, [{leaf_name}])")
-    return oracle.value("to_numpy(g)")
-
-
-def _hvp_by_finite_differences(engine, program, leaf_name, weights):
-    """sum_i w_i d g_i / d x_j by central differences of the engine's first derivatives g."""
-    return central_differences(
-        lambda values: float(np.sum(_first_derivative(engine, program, leaf_name, values)
-                                    * weights)),
-        program.leaf(leaf_name).values, relative_step=1e-5)
+def _hvp_by_finite_differences(program, leaf_name, weights):
+    """sum_i w_i d g_i / d x_j: central differences of the analytic first derivatives g, an
+    oracle that asks the engine nothing (accurate to FINITE_DIFFERENCE, harness/oracles.py)."""
+    def weighted_first_derivative(values):
+        moved = program.with_leaf_values(leaf_name, values)
+        return float(np.sum(analytic_grads(moved, wrt=[leaf_name])[leaf_name] * weights))
+    return central_differences(weighted_first_derivative, program.leaf(leaf_name).values)
 
 
 def _second_order_case(engine, data):
@@ -236,7 +225,7 @@ def test_create_graph_gives_second_derivatives(engine, data):
     equals the finite differences of the first derivatives (a Hessian-vector product). A gradient
     that does not require grad must be a constant (zero second derivative)."""
     program, name, weights = _second_order_case(engine, data)
-    expected = _hvp_by_finite_differences(engine, program, name, weights)
+    expected = _hvp_by_finite_differences(program, name, weights)
     script = Script(engine)
     script.build(program)
     script.run(f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)",
@@ -247,7 +236,8 @@ def test_create_graph_gives_second_derivatives(engine, data):
     # None: x is unused by g, so the second derivative is zero.
     script.run(f"hvp = torch.zeros_like({name}) if second is None else second")
     script.check_close("hvp", expected, dtype="float64",
-                       oracle="finite differences of first derivatives")
+                       oracle="finite differences of first derivatives",
+                       tolerance=FINITE_DIFFERENCE)
 
 
 @behaviour("HO-2")
@@ -274,7 +264,7 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     """After backward(create_graph=True) the leaf's .grad is differentiable: backward from
     sum(x.grad * w), into a cleared x.grad, gives the Hessian-vector product."""
     program, name, weights = _second_order_case(engine, data)
-    expected = _hvp_by_finite_differences(engine, program, name, weights)
+    expected = _hvp_by_finite_differences(program, name, weights)
     script = Script(engine)
     script.build(program)
     script.run("out.backward(create_graph=True)",
@@ -286,4 +276,5 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     # No .grad: nothing reached x, so the second derivative is zero.
     script.run(f"hvp = torch.zeros_like({name}) if {name}.grad is None else {name}.grad")
     script.check_close("hvp", expected, dtype="float64",
-                       oracle="finite differences of first derivatives")
+                       oracle="finite differences of first derivatives",
+                       tolerance=FINITE_DIFFERENCE)

@@ -8,7 +8,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads)
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output,
                                                      programs, recorded_intermediates, values)
@@ -256,15 +256,15 @@ def test_backward_inside_no_grad_still_works(engine, data):
     script = Script(engine)
     script.build(program)
     script.run(*_under("torch.no_grad()", ["out.backward()"]))
-    assert_leaf_grads(script, program, finite_difference_grads(program),
-                      oracle="finite-difference")
+    assert_leaf_grads(script, program, analytic_grads(program),
+                      oracle="analytic")
 
 
 @behaviour("MODE-9")
 @given(data=st.data())
 def test_values_computed_under_no_grad_are_constants(engine, data):
     """A node computed under no_grad is a constant for the rest of the program: the gradients
-    equal the finite differences of the program with that node held at its value, and leaves
+    equal the analytic gradients of the program with that node held at its value, and leaves
     reached only through such nodes get no gradient."""
     program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
     frozen = data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import held_constant
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs, recorded_intermediates
 
@@ -39,11 +39,11 @@ def test_leaf_hook_sees_the_gradient_and_replaces_it(engine, data, factor):
                f"    return grad * {factor}",
                f"{leaf.name}.register_hook(hook)",
                "out.backward()")
-    expected = finite_difference_grads(program)[leaf.name]
+    expected = analytic_grads(program)[leaf.name]
     script.check("len(seen) == 1", "the hook ran {len(seen)} times in one backward")
-    script.check_close("seen[0]", expected, dtype=program.dtype, oracle="finite-difference")
+    script.check_close("seen[0]", expected, dtype=program.dtype, oracle="analytic")
     script.check_close(f"{leaf.name}.grad", factor * expected, dtype=program.dtype,
-                       oracle=f"finite-difference x {factor} (hook result)")
+                       oracle=f"analytic x {factor} (hook result)")
 
 
 @behaviour("HOOK-2")
@@ -61,13 +61,13 @@ def test_non_leaf_hook_result_flows_to_the_inputs(engine, data, factor):
     script = Script(engine)
     script.build(program, wrap=lambda name, line: hook_it(name, line) if name == hooked else [line])
     script.run("out.backward()")
-    full = finite_difference_grads(program)
-    around_only = finite_difference_grads(held_constant(program, [hooked]))
+    full = analytic_grads(program)
+    around_only = analytic_grads(held_constant(program, [hooked]))
     for leaf in program.grad_leaves():
         base = around_only.get(leaf.name, np.zeros_like(full[leaf.name]))
         script.check_close(f"{leaf.name}.grad", base + factor * (full[leaf.name] - base),
                            dtype=program.dtype,
-                           oracle=f"finite-difference, paths through {hooked} x {factor}")
+                           oracle=f"analytic, paths through {hooked} x {factor}")
 
 
 @behaviour("HOOK-3")
@@ -80,9 +80,9 @@ def test_retained_grad_is_the_hook_result(engine, data, factor, retain_first):
     script.build(program)
     steps = [f"{hooked}.retain_grad()", f"{hooked}.register_hook(lambda g: g * {factor})"]
     script.run(*(steps if retain_first else reversed(steps)), "out.backward()")
-    expected = finite_difference_grads(program, wrt=[hooked])[hooked]
+    expected = analytic_grads(program, wrt=[hooked])[hooked]
     script.check_close(f"{hooked}.grad", factor * expected, dtype=program.dtype,
-                       oracle=f"finite-difference x {factor}")
+                       oracle=f"analytic x {factor}")
 
 
 @behaviour("HOOK-4")
@@ -99,8 +99,8 @@ def test_removed_hooks_do_not_run(engine, data):
                "handle.remove()",
                "out.backward()")
     script.check("not calls", "a removed hook ran")
-    script.check_close(f"{leaf.name}.grad", finite_difference_grads(program)[leaf.name],
-                       dtype=program.dtype, oracle="finite-difference")
+    script.check_close(f"{leaf.name}.grad", analytic_grads(program)[leaf.name],
+                       dtype=program.dtype, oracle="analytic")
 
 
 @behaviour("HOOK-5")
@@ -131,10 +131,10 @@ def test_hooks_chain_in_registration_order(engine, data, shift, factor, add_firs
     script = Script(engine)
     script.build(program)
     script.run(*hooks, "out.backward()")
-    g = finite_difference_grads(program)[leaf.name]
+    g = analytic_grads(program)[leaf.name]
     expected = (g + shift) * factor if add_first else g * factor + shift
     script.check_close(f"{leaf.name}.grad", expected, dtype=program.dtype,
-                       oracle="finite-difference through both hooks in order")
+                       oracle="analytic through both hooks in order")
 
 
 @behaviour("HOOK-7")
@@ -149,9 +149,9 @@ def test_leaf_hooks_apply_per_backward_before_accumulation(engine, data, passes)
     script.build(program)
     script.run(f"{leaf.name}.register_hook(lambda g: g * 2 + 1)",
                *["out.backward(retain_graph=True)"] * passes)
-    g = finite_difference_grads(program)[leaf.name]
+    g = analytic_grads(program)[leaf.name]
     script.check_close(f"{leaf.name}.grad", passes * (2 * g + 1), dtype=program.dtype,
-                       oracle=f"finite-difference: {passes} x (2 g + 1)")
+                       oracle=f"analytic: {passes} x (2 g + 1)")
 
 
 @behaviour("HOOK-10")

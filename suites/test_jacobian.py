@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import cotangents, programs, unit_vectors
 
@@ -38,8 +38,8 @@ def test_backward_without_gradient_on_any_one_element_shape(engine, data):
     script = Script(engine)
     script.build(program)
     script.run(f"out.reshape({shape}).backward()")
-    assert_leaf_grads(script, program, finite_difference_grads(program),
-                      oracle="finite-difference")
+    assert_leaf_grads(script, program, analytic_grads(program),
+                      oracle="analytic")
 
 
 @behaviour("JAC-5")
@@ -50,8 +50,8 @@ def test_backward_with_gradient_is_the_vjp(engine, data):
     script = Script(engine)
     script.build(program)
     script.run(f"out.backward({_tensor(program, v)})")
-    assert_leaf_grads(script, program, finite_difference_grads(program, v),
-                      oracle="finite-difference v^T J")
+    assert_leaf_grads(script, program, analytic_grads(program, v),
+                      oracle="analytic v^T J")
 
 
 @behaviour("JAC-5")
@@ -97,8 +97,8 @@ def _jacobian_rows(script, program, leaf_name) -> None:
                "rows = np.stack(rows)")
 
 
-def _finite_difference_jacobian(program, leaf_name):
-    return np.stack([finite_difference_grads(program, unit, wrt=[leaf_name])[leaf_name].reshape(-1)
+def _analytic_jacobian(program, leaf_name):
+    return np.stack([analytic_grads(program, unit, wrt=[leaf_name])[leaf_name].reshape(-1)
                      for unit in unit_vectors(program.output_shape())])
 
 
@@ -112,13 +112,13 @@ def _program_and_leaf(data, engine):
 @given(data=st.data())
 def test_unit_gradients_give_jacobian_rows(engine, data):
     program, leaf = _program_and_leaf(data, engine)
-    expected = _finite_difference_jacobian(program, leaf.name)
+    expected = _analytic_jacobian(program, leaf.name)
     script = Script(engine)
     script.build(program)
     _jacobian_rows(script, program, leaf.name)
-    script.run(f"expected = np.array({literal(expected)})  # the finite-difference Jacobian")
+    script.run(f"expected = np.array({literal(expected)})  # the analytic Jacobian")
     script.check_agrees("rows", "expected", dtype=program.dtype,
-                        oracle="finite-difference Jacobian")
+                        oracle="analytic Jacobian")
 
 
 @behaviour("JAC-6")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs, recorded_nodes
 
@@ -45,7 +45,7 @@ def test_leaf_grads_are_kept_with_leaf_shape_and_dtype(engine, data):
     script = Script(engine)
     script.build(program)
     script.run("out.backward()")
-    expected = finite_difference_grads(program)
+    expected = analytic_grads(program)
     for leaf in program.grad_leaves():
         name, shape = leaf.name, leaf.values.shape
         script.check(f"{name}.grad is not None",
@@ -55,7 +55,7 @@ def test_leaf_grads_are_kept_with_leaf_shape_and_dtype(engine, data):
         script.check(f"{name}.grad.dtype == {name}.dtype",
                      f"{name}.grad has dtype {{{name}.grad.dtype}}, leaf has {{{name}.dtype}}")
         script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
-                           oracle="finite-difference")
+                           oracle="analytic")
 
 
 @behaviour("LEAF-5")
@@ -110,14 +110,14 @@ def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
     retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
     event(f"retained the output itself: {retained == program.output}")
     ones = np.ones(program.evaluate()[program.output].shape)
-    expected = finite_difference_grads(program, ones, wrt=[retained])[retained]
+    expected = analytic_grads(program, ones, wrt=[retained])[retained]
     script = Script(engine)
     script.build(program)
     script.run(f"{retained}.retain_grad()", "out.sum().backward()")
     script.check(f"{retained}.grad is not None",
                  f"{retained}.retain_grad() was called but its .grad is None")
     script.check_close(f"{retained}.grad", expected, dtype=program.dtype,
-                       oracle="finite-difference")
+                       oracle="analytic")
 
 
 @behaviour("REQ-9")

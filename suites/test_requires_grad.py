@@ -10,7 +10,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import held_constant
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
                                                      shapes)
@@ -99,7 +99,7 @@ def test_switching_leaves_to_require_grad(engine, data, how):
     switched = data.draw(st.sets(st.sampled_from([leaf.name for leaf in used]), min_size=1),
                          label="switched on")
     flagged = program.with_requires_grad({name: True for name in switched})
-    expected = finite_difference_grads(flagged)
+    expected = analytic_grads(flagged)
     script = Script(engine)
     script.run(*_leaf_lines(program))       # none requires grad yet
     for name in sorted(switched):           # switched before the ops run
@@ -115,7 +115,7 @@ def test_switching_leaves_to_require_grad(engine, data, how):
     script.run("out.backward()")
     for name in sorted(switched):
         script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
-                           oracle="finite-difference")
+                           oracle="analytic")
 
 
 @behaviour("REQ-5")
@@ -187,8 +187,8 @@ def test_detach_then_requires_grad_starts_a_new_graph(engine, data):
     program = data.draw(programs(engine, candidates=_inner_nodes), label="program")
     cut = data.draw(st.sampled_from(_inner_nodes(program)), label="cut")
     event(f"the cut node requires grad: {program.requires_grad(cut)}")
-    expected = finite_difference_grads(program, wrt=[cut])[cut]
-    upstream = finite_difference_grads(held_constant(program, [cut]))
+    expected = analytic_grads(program, wrt=[cut])[cut]
+    upstream = analytic_grads(held_constant(program, [cut]))
 
     def cut_here(name, line):
         """The cut node is replaced by a new leaf right after it is computed."""
@@ -201,11 +201,11 @@ def test_detach_then_requires_grad_starts_a_new_graph(engine, data):
                  f"grad_fn={{{cut}.grad_fn!r}}, requires_grad={{{cut}.requires_grad}}")
     script.run("out.backward()")
     script.check_close(f"{cut}.grad", expected, dtype=program.dtype,
-                       oracle="finite-difference with respect to the cut node")
+                       oracle="analytic with respect to the cut node")
     for leaf in program.leaves:
         if leaf.name in upstream:
             script.check_close(f"{leaf.name}.grad", upstream[leaf.name], dtype=program.dtype,
-                               oracle="finite-difference with the cut node held constant")
+                               oracle="analytic with the cut node held constant")
         else:
             script.check(f"{leaf.name}.grad is None",
                          f"{leaf.name} is only behind the cut, but got .grad {{{leaf.name}.grad}}")

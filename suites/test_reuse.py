@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.oracles import finite_difference_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
@@ -29,12 +29,12 @@ def _with_reuse(program):
 @given(data=st.data())
 def test_diamonds_sum_the_contributions_of_every_use(engine, data):
     """In sum(tanh(u) + u * u + u), u is used four times: the leaves' gradients and u's retained
-    gradient are the sums over all paths (finite differences)."""
+    gradient are the sums over all paths (the analytic oracle)."""
     base = data.draw(programs(engine, output="any", max_ops=4), label="program")
     program = _with_reuse(base)
     u = base.output
     leaves = [leaf.name for leaf in program.grad_leaves()]
-    expected = finite_difference_grads(program, wrt=leaves + [u])
+    expected = analytic_grads(program, wrt=leaves + [u])
     # u's own gradient is checked where u requires grad; retain_grad() is for a non-leaf (a leaf
     # that requires grad keeps its .grad anyway).
     u_is_non_leaf = program.requires_grad(u) and u not in {leaf.name for leaf in program.leaves}
@@ -46,7 +46,7 @@ def test_diamonds_sum_the_contributions_of_every_use(engine, data):
     checked = leaves + [u] if program.requires_grad(u) and u not in leaves else leaves
     for name in checked:
         script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
-                           oracle="finite-difference (sum over paths)")
+                           oracle="analytic (sum over paths)")
 
 
 @behaviour("MISC-2")
@@ -68,8 +68,8 @@ def test_the_same_tensor_twice_in_one_op(engine, data, op):
     script = Script(engine)
     script.build(program)
     script.run("out.backward()")
-    script.check_close("x0.grad", finite_difference_grads(program)["x0"], dtype=dtype,
-                       oracle=f"finite-difference through x0 {op} x0")
+    script.check_close("x0.grad", analytic_grads(program)["x0"], dtype=dtype,
+                       oracle=f"analytic through x0 {op} x0")
 
 
 @behaviour("ACC-2")
@@ -79,8 +79,8 @@ def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
     sum of the two gradients (accumulation equals a sum)."""
     first = data.draw(programs(engine), label="program")
     second = _with_reuse(first.with_requires_grad({}))
-    one = finite_difference_grads(first)
-    two = finite_difference_grads(second)
+    one = analytic_grads(first)
+    two = analytic_grads(second)
     script = Script(engine)
     script.build(first)
     script.run("out1 = out")
@@ -89,4 +89,4 @@ def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
     script.run("out2 = out", "out1.backward()", "out2.backward()")
     for leaf in first.grad_leaves():
         script.check_close(f"{leaf.name}.grad", one[leaf.name] + two[leaf.name],
-                           dtype=first.dtype, oracle="sum of the two outputs' finite differences")
+                           dtype=first.dtype, oracle="sum of the two outputs' analytic gradients")

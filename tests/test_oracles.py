@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.engines import load_engine
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE_ERROR, TOLERANCES,
+from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, TOLERANCES,
                                                   analytic_grads, finite_difference_grads)
 from autograd_conformance.harness.strategies import (ALL_OPS, cotangents, op_applications,
                                                      programs)
@@ -28,7 +28,7 @@ def test_each_op_s_analytic_derivative_matches_central_differences(op, data):
     analytic = analytic_grads(program, cotangent)
     numeric = finite_difference_grads(program, cotangent)
     for name in analytic:
-        assert _scaled_error(analytic[name], numeric[name]) <= FINITE_DIFFERENCE_ERROR, name
+        assert _scaled_error(analytic[name], numeric[name]) <= FINITE_DIFFERENCE.atol_scale, name
 
 
 @settings(max_examples=150, deadline=None)

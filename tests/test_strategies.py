@@ -7,8 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
-from autograd_conformance.harness.strategies import (ALL_OPS, op_applications, programs,
-                                                     recorded_intermediates)
+from autograd_conformance.harness.strategies import (ALL_OPS, REACH, op_applications, programs,
+                                                     reach, recorded_intermediates)
 
 TORCH = load_engine("torch")
 SETTINGS = settings(max_examples=200, deadline=None)
@@ -64,3 +64,21 @@ def test_op_applications_apply_their_op_once_to_leaves_that_require_grad(data, o
     assert node.op == op and program.output == node.name
     assert all(leaf.requires_grad for leaf in program.leaves)
     assert OPS[op].domain(*(leaf.values for leaf in program.leaves), node.param)
+
+
+def test_the_ci_profile_reaches_every_corner():
+    """Under the `ci` profile, the programs of four tests (4 x 50 derandomized examples; a
+    conformance run draws programs in about sixty) reach every corner of REACH: 0-D to 4-D
+    tensors, broadcasting in every position and of either operand, reductions over every dim,
+    non-square matmul, negative bases, long chains, fan-out. Each corner comes up in roughly 5%
+    or more of the programs, so a single test's 50 examples meet most of them."""
+    found = set()
+    ci = settings.get_profile("ci")
+
+    @settings(ci, max_examples=4 * ci.max_examples, database=None)
+    @given(data=st.data())
+    def draw(data):
+        found.update(reach(data.draw(programs(TORCH), label="program")))
+
+    draw()
+    assert REACH <= found, f"not reached: {sorted(REACH - found)}"
