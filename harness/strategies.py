@@ -86,12 +86,23 @@ def expanding_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
 @functools.cache
 def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.SearchStrategy:
     """Arrays of `shape` with finite values in [-bound, bound], exact in `dtype`, as float64.
-    (Cached: hypothesis validates each new strategy object, which costs more than drawing.)"""
+    Each element is either a float as hypothesis draws them (zeros, tiny and round numbers, the
+    edges) or a moderate one with every bit of the dtype's mantissa set at random: with only
+    round numbers, sums and products are exact in float32 as well, and an engine that rounds a
+    float64 gradient through float32 would pass. (Cached: hypothesis validates each new strategy
+    object, which costs more than drawing.)"""
     width = 32 if dtype == "float32" else 64
-    size = int(np.prod(shape, dtype=int))
-    elements = st.floats(-bound, bound, width=width, allow_subnormal=False)
-    return st.lists(elements, min_size=size, max_size=size).map(
+    elements = st.one_of(_full_precision(bound, width),
+                         st.floats(-bound, bound, width=width, allow_subnormal=False))
+    return st.lists(elements, min_size=_numel(shape), max_size=_numel(shape)).map(
         lambda flat: np.asarray(flat, dtype=np.float64).reshape(shape))
+
+
+def _full_precision(bound: float, width: int) -> st.SearchStrategy[float]:
+    """A float of magnitude in [bound / 4, bound] with a random full mantissa, either sign."""
+    magnitude = st.integers(2 ** 51, 2 ** 53 - 1).map(lambda k: bound * k / 2 ** 53)
+    signed = st.tuples(st.booleans(), magnitude).map(lambda pair: -pair[1] if pair[0] else pair[1])
+    return signed.map(lambda value: float(np.float32(value))) if width == 32 else signed
 
 
 class _Builder:
