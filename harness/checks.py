@@ -17,6 +17,20 @@ def assert_leaf_grads(script: Script, program: Program, expected: dict, *, oracl
                            dtype=program.dtype, oracle=oracle)
 
 
+def assert_grads_only_where_expected(script: Script, program: Program, expected: dict, *,
+                                     oracle: str, why_none: str) -> None:
+    """Each leaf named in `expected` holds that gradient; every other leaf's .grad is None
+    (`why_none` says why, e.g. "is not in inputs")."""
+    __tracebackhide__ = True
+    for leaf in program.leaves:
+        if leaf.name in expected:
+            script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
+                               oracle=oracle)
+        else:
+            script.check(f"{leaf.name}.grad is None",
+                         f"{leaf.name} {why_none}, but got .grad {{{leaf.name}.grad}}")
+
+
 def held_constant(program: Program, names) -> Program:
     """`program` with the nodes `names` turned into leaves that do not require grad, holding their
     float64 values: the oracle for a branch that gradients must not cross."""
@@ -44,11 +58,6 @@ def assert_grads_with_nodes_held_constant(script: Script, program: Program, held
         # requires grad, as torch's views made under no_grad of a tensor that requires grad do;
         # then backward runs and must reach no leaf.
         script.run("if out.requires_grad:\n    out.backward()")
-    for leaf in program.leaves:
-        if leaf.name in expected:
-            script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
-                               oracle=f"analytic with the nodes {how} held constant")
-        else:
-            script.check(f"{leaf.name}.grad is None",
-                         f"{leaf.name} reaches the output only through nodes {how}, but got "
-                         f".grad {{{leaf.name}.grad}}")
+    assert_grads_only_where_expected(
+        script, program, expected, oracle=f"analytic with the nodes {how} held constant",
+        why_none=f"reaches the output only through nodes {how}")

@@ -356,22 +356,24 @@ def _negated_variable(node: ast.AST) -> bool:
         and not isinstance(node.operand, ast.Constant)
 
 
+def _dropped_operands(site, kinds, keep_right_too):
+    """An operand of a binary op of `kinds` left out: a -> a ? b's left, and (for the kinds in
+    `keep_right_too`) its right."""
+    node = site.node
+    if isinstance(node, ast.BinOp) and isinstance(node.op, kinds):
+        yield lambda n: n.left
+        if isinstance(node.op, keep_right_too):
+            yield lambda n: n.right
+
+
 def drop_term(site):
     """a + b -> a and -> b (an accumulation `pending + grad` -> grad), a - b -> a."""
-    node = site.node
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
-        yield lambda n: n.left
-        if isinstance(node.op, ast.Add):
-            yield lambda n: n.right
+    yield from _dropped_operands(site, (ast.Add, ast.Sub), ast.Add)
 
 
 def drop_factor(site):
     """a * b -> a and -> b, a / b -> a: a chain-rule factor forgotten."""
-    node = site.node
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
-        yield lambda n: n.left
-        if isinstance(node.op, ast.Mult):
-            yield lambda n: n.right
+    yield from _dropped_operands(site, (ast.Mult, ast.Div), ast.Mult)
 
 
 def swap_operands(site):

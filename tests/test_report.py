@@ -207,7 +207,7 @@ def test_the_summary_line_gives_behaviours_passed_per_engine(small_run):
     assert f"report: {out / 'run.html'}" in run.stdout
 
 
-def test_the_json_results_carry_outcome_behaviours_engine_duration_and_failing_program(small_run):
+def test_the_json_results_carry_outcome_behaviours_engine_duration_and_reproducers(small_run):
     _, out = small_run
     data = json.loads((out / "run.json").read_text())
     assert data["run"]["level"] == "strict" and data["run"]["device"] == "cpu"
