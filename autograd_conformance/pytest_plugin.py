@@ -10,7 +10,7 @@ environment where this package is installed) the plugins add options and markers
 nothing else.
 
 Profiles (select with --hypothesis-profile): `ci` is derandomized and small enough for a CI gate
-that still finds every bug in the broken-engine catalog (tests/broken; 30 examples left some
+that still finds every bug in the broken-engine catalog (broken; 30 examples left some
 mutants alive, scripts/kill_rate.py shows how many each one needs); `dev` (the default of a
 conformance run) draws fresh examples each run; `thorough` draws many.
 """

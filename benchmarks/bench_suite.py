@@ -5,7 +5,7 @@ For each engine (default: torch and reference), with the `ci` profile:
   1. wall time of `pytest suites --engine E -n 0` and `-n 2` (median of --repeat runs, run side
      by side: each repeat runs both, alternating);
   2. per suite module: seconds in test bodies and hypothesis examples run (the probe plugin
-     tests/broken/_probe.py counts the calls of each test body), from one `-n 0` run;
+     broken/_probe.py counts the calls of each test body), from one `-n 0` run;
   3. where the time goes: one in-process `-n 0` run under cProfile. Each function's own time is
      given to a category by its file: `engine` (the engine's package and adapters/), `generation`
      (hypothesis and harness/strategies.py), `oracle` (harness/oracles.py and the NumPy forward
@@ -58,7 +58,7 @@ def per_module(engine: str) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         probe = Path(scratch) / "probe.json"
         env = environment(BROKEN_PROBE_OUT=str(probe))
-        args = [sys.executable, *BASE, "--engine", engine, "-n", "0", "-p", "tests.broken._probe"]
+        args = [sys.executable, *BASE, "--engine", engine, "-n", "0", "-p", "broken._probe"]
         subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env)
         records = json.loads(probe.read_text()) if probe.exists() else []
     modules = defaultdict(lambda: {"seconds": 0.0, "examples": 0, "tests": 0})
@@ -98,7 +98,7 @@ def _category(key, engine: str) -> str | None:
     if path.endswith("harness/ops.py") or (path.endswith("harness/program.py")
                                            and function == "evaluate"):
         return "oracle"  # the op table's NumPy forward and vjp, and the forward pass
-    engine_dirs = ["/adapters/", "/tests/broken/_torch"]
+    engine_dirs = ["/adapters/", "/broken/_torch"]
     engine_dirs.append("/reference/" if engine == "reference" else "/torch/")
     if any(directory in path for directory in engine_dirs):
         return "engine"
@@ -109,7 +109,7 @@ def _category(key, engine: str) -> str | None:
     if "/torch/" in path:
         return "oracle"  # torch as the differential oracle of another engine (VAL-3)
     if "/harness/" in path or "/suites/" in path or path.endswith("conftest.py") \
-            or "/tests/broken/" in path:
+            or "/broken/" in path:
         return "harness"
     return "pytest"
 

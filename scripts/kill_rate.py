@@ -1,10 +1,10 @@
 #!/usr/bin/env python
-"""Kill rate of the conformance suites over the broken-engine catalog (tests/broken).
+"""Kill rate of the conformance suites over the broken-engine catalog (broken).
 
-For every mutant, runs `pytest suites --engine tests.broken.<mutant> --behaviour ID ...` with the
+For every mutant, runs `pytest suites --engine broken.<mutant> --behaviour ID ...` with the
 `ci` profile (a subprocess per mutant, `-j` at a time) and prints whether it was killed, which
 declared behaviours' tests failed, and how many examples hypothesis needed to find the first
-failure (counted by the probe plugin tests/broken/_probe.py: the call number of the first failing
+failure (counted by the probe plugin broken/_probe.py: the call number of the first failing
 call of the test body, before shrinking; 1 for a plain test). Then the kill rate: killed / total,
 where a mutant counts as killed only if a test of every behaviour it declares failed.
 
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.broken import MUTANTS, spec  # noqa: E402
-from tests.broken.run import run_suites  # noqa: E402
+from broken import MUTANTS, spec  # noqa: E402
+from broken.run import run_suites  # noqa: E402
 
 
 def judge(name: str, profile: str) -> dict:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Mutation testing of the reference engine: do the suites notice a wrong gradient nobody wrote?
 
-The broken engines in tests/broken are bugs someone thought of. This script generates them: small
+The broken engines in broken are bugs someone thought of. This script generates them: small
 AST changes at one site each (a flipped sign, a dropped term, swapped operands, a missing
 transpose or broadcast reduction, a float32 round trip, an accumulation that overwrites, ...) in
 the reference engine's backward formulas (reference/ops) and gradient plumbing (graph.py, walk.py,
@@ -726,7 +726,7 @@ def command(area: str, test_timeout: float) -> list[str]:
     failure, a hung test failed by the harness's own time limit."""
     return [sys.executable, "-m", "pytest", *suite_modules(area), "--engine", ENGINE_MODULE,
             "--hypothesis-profile", "ci", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-            "--no-report", "-p", "tests.broken._probe", "--test-timeout", f"{test_timeout:g}"]
+            "--no-report", "-p", "broken._probe", "--test-timeout", f"{test_timeout:g}"]
 
 
 def _environment(directory: str, probe: str) -> dict:

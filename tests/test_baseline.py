@@ -4,9 +4,9 @@
 import pytest
 
 from autograd_conformance.harness.baseline import matches, parse_baseline
-from tests.conformance_run import run_suites
+from broken.run import run_pytest
 
-BROKEN = "tests.engines.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
+BROKEN = "broken.hostile.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
 LEAF_3_TEST = "suites/test_leaves.py::test_results_requiring_grad_are_non_leaves"
 SELECTION = ("suites/test_leaves.py", "--engine", BROKEN, "--behaviour", "LEAF-3", "--behaviour", "LEAF-8", "--no-report")
 
@@ -35,18 +35,18 @@ def test_an_entry_matches_exactly(entry, expected):
 
 def test_a_written_baseline_makes_the_next_run_pass_until_a_gap_is_fixed(tmp_path):
     baseline = tmp_path / "baseline.txt"
-    first = run_suites(*SELECTION, f"--write-baseline={baseline}")
+    first = run_pytest(*SELECTION, f"--write-baseline={baseline}")
     assert first.returncode == 1, first.stdout
     text = baseline.read_text()
     assert f"{LEAF_3_TEST}[script-errors]  # AssertionError: " in text
     assert "# RuntimeError: retain_grad is <b>not</b> supported" in text
 
-    adopted = run_suites(*SELECTION, f"--baseline={baseline}", "-rxX")
+    adopted = run_pytest(*SELECTION, f"--baseline={baseline}", "-rxX")
     assert adopted.returncode == 0, adopted.stdout
     assert "xfailed" in adopted.stdout.splitlines()[-1] and "failed" not in \
         adopted.stdout.splitlines()[-1].replace("xfailed", "")
 
-    fixed = run_suites(*SELECTION, f"--baseline={baseline}",
+    fixed = run_pytest(*SELECTION, f"--baseline={baseline}",
                        env={"SCRIPT_ERRORS_FIXED": "is_leaf"})
     assert fixed.returncode == 1, fixed.stdout
     assert f"FAILED {LEAF_3_TEST}[script-errors]" in fixed.stdout
@@ -58,7 +58,7 @@ def test_skip_mode_does_not_run_baselined_tests_and_unlisted_failures_still_fail
     baseline.write_text(f"{LEAF_3_TEST}  # is_leaf is always True\n"
                         "LEAF-99  # a behaviour the catalog has not got\n"
                         "suites/test_leaves.py::test_no_such_test\n")
-    run = run_suites(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip", "-rfs")
+    run = run_pytest(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip", "-rfs")
     assert run.returncode == 1, run.stdout  # LEAF-8's failures are not listed
     assert f"baseline {baseline}:1: {LEAF_3_TEST} (is_leaf is always True)" in run.stdout
     assert "FAILED suites/test_leaves.py::test_retain_grad_keeps_a_non_leaf_gradient" in run.stdout
@@ -70,7 +70,7 @@ def test_skip_mode_does_not_run_baselined_tests_and_unlisted_failures_still_fail
 def test_a_behaviour_id_entry_excuses_every_test_of_that_behaviour(tmp_path):
     baseline = tmp_path / "baseline.txt"
     baseline.write_text("LEAF-3  # is_leaf\nLEAF-8  # retain_grad\n")
-    run = run_suites(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip")
+    run = run_pytest(*SELECTION, f"--baseline={baseline}", "--baseline-mode", "skip")
     assert run.returncode == 0, run.stdout
     assert "script-errors: 0/2 behaviours pass at level strict (2 known gaps)" in run.stdout
 
@@ -82,8 +82,8 @@ def test_a_known_gap_stops_at_its_first_failing_example(tmp_path):
     baseline.write_text("LEAF-3  # is_leaf\n")
     selection = ("suites/test_leaves.py::test_results_requiring_grad_are_non_leaves",
                  "--engine", BROKEN, "--no-report", "-n", "0", "--hypothesis-show-statistics")
-    gap = run_suites(*selection, f"--baseline={baseline}")
-    failure = run_suites(*selection)
+    gap = run_pytest(*selection, f"--baseline={baseline}")
+    failure = run_pytest(*selection)
     assert gap.returncode == 0 and failure.returncode == 1, gap.stdout + failure.stdout
     for run in (gap, failure):
         assert "during generate phase" in run.stdout and "Found 1 distinct error" in run.stdout

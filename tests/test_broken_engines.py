@@ -1,8 +1,8 @@
-"""The suite catches broken engines: every mutant in tests/broken fails the conformance run, with
+"""The suite catches broken engines: every mutant in broken fails the conformance run, with
 the tests of each behaviour it breaks among the failures; the base engines pass the same selections;
 and every catalog behaviour has at least one mutant (issue 7's kill rate, on the `ci` profile).
 
-Each run is a subprocess (`pytest suites --engine tests.broken.<mutant> --behaviour ID ...`), cheap
+Each run is a subprocess (`pytest suites --engine broken.<mutant> --behaviour ID ...`), cheap
 because only the tests of the broken behaviours are selected. Run in parallel with
 `pytest tests/test_broken_engines.py -n 2`.
 """
@@ -14,8 +14,8 @@ import importlib.util
 import pytest
 
 from autograd_conformance.harness.catalog import load_catalog
-from tests.broken import MUTANTS, spec
-from tests.broken.run import run_suites
+from broken import MUTANTS, spec
+from broken.run import run_suites
 
 BASE_ENGINES = ["torch", "reference"]
 
@@ -57,7 +57,7 @@ def test_base_engine_passes_the_mutant_selections(engine):
 def test_every_catalog_behaviour_has_a_mutant():
     broken = {id_ for ids in MUTANTS.values() for id_ in ids}
     missing = [id_ for id_ in load_catalog().behaviours if id_ not in broken]
-    assert not missing, f"catalog behaviours without a broken engine in tests/broken: {missing}"
+    assert not missing, f"catalog behaviours without a broken engine in broken: {missing}"
 
 
 def test_mutants_name_only_catalog_behaviours():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance_run import ROOT, clean_environment, run_suites
+from broken.run import ROOT, clean_environment, run_pytest
 
 SELECTION = ("--engine", "torch", "--hypothesis-profile", "ci",
              "--behaviour", "LEAF-1", "--behaviour", "LEAF-2")
@@ -143,6 +143,6 @@ def test_file_options_outside_the_checkout_work_in_the_space_form_in_a_checkout(
     baseline.parent.mkdir()
     baseline.write_text(BASELINE, encoding="utf-8")
     report = tmp_path / "out" / "conformance.html"
-    run = run_suites(*SELECTION, "--baseline", str(baseline), "--baseline-mode", "skip",
+    run = run_pytest(*SELECTION, "--baseline", str(baseline), "--baseline-mode", "skip",
                      "--report", str(report))
     assert_baselined_run(run, report.with_suffix(".json"))

@@ -23,7 +23,7 @@ from autograd_conformance.reports.results import (Results, TestRecord, behaviour
                                                   results_json)
 from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
 from scripts.conformance_table import rows
-from tests.conformance_run import run_suites
+from broken.run import run_pytest
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 
@@ -192,8 +192,8 @@ def test_a_partial_run_says_so_at_the_top():
 def small_run(tmp_path_factory):
     """torch and a broken engine on two behaviours, with every output the CI gate offers."""
     out = tmp_path_factory.mktemp("report")
-    run = run_suites("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "tests.engines.script_errors", "--behaviour", "LEAF-3",
+    run = run_pytest("suites/test_leaves.py", "--engine", "torch",
+                     "--engine", "broken.hostile.script_errors", "--behaviour", "LEAF-3",
                      "--behaviour", "LEAF-1", f"--report={out / 'run.html'}",
                      f"--junitxml={out / 'junit.xml'}")
     return run, out
@@ -246,7 +246,7 @@ def test_the_html_report_shows_the_matrix_and_the_failure(small_run):
 
 
 def test_no_report_writes_nothing(tmp_path):
-    run = run_suites("suites/test_leaves.py", "--engine", "torch", "--behaviour", "LEAF-1",
+    run = run_pytest("suites/test_leaves.py", "--engine", "torch", "--behaviour", "LEAF-1",
                      "--no-report", f"--junitxml={tmp_path / 'j.xml'}")
     assert run.returncode == 0
     assert "report:" not in run.stdout and sorted(p.name for p in tmp_path.iterdir()) == ["j.xml"]

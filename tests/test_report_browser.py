@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance_run import ROOT, run_suites
+from broken.run import ROOT, run_pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOT = ROOT / "reports" / "conformance-browser.png"
@@ -132,8 +132,8 @@ class Browser:
 def report(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("browser")
     path = out / "conformance.html"
-    run = run_suites("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "tests.engines.script_errors", "--behaviour", "LEAF-3",
+    run = run_pytest("suites/test_leaves.py", "--engine", "torch",
+                     "--engine", "broken.hostile.script_errors", "--behaviour", "LEAF-3",
                      "--behaviour", "LEAF-8", "--behaviour", "LEAF-1", f"--report={path}")
     assert run.returncode == 1 and path.exists(), run.stdout + run.stderr
     return path

@@ -4,8 +4,8 @@ that failed in the suite. Checked on the runs of broken engines from several cha
 
 import pytest
 
-from tests.broken import MUTANTS
-from tests.broken.reproducers import judge
+from broken import MUTANTS
+from broken.reproducers import judge
 
 CHECKED = [
     "torch_no_accumulation",          # ACC: values after several passes

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.robustness import TimeLimitExceeded, soft_limit_available, time_limit
-from tests.conformance_run import ROOT, run_suites
+from broken.run import ROOT, run_pytest
 
 needs_sigalrm = pytest.mark.skipif(not soft_limit_available(), reason="no SIGALRM here")
 
@@ -51,8 +51,8 @@ def test_the_time_limit_is_not_an_exception_an_engine_could_swallow():
     assert not issubclass(TimeLimitExceeded, Exception)
 
 
-HOSTILE = ("tests.engines.hanging_backward", "tests.engines.exiting_backward",
-           "tests.engines.script_errors")
+HOSTILE = ("broken.hostile.hanging_backward", "broken.hostile.exiting_backward",
+           "broken.hostile.script_errors")
 
 
 @pytest.mark.parametrize("workers", [None, "2"], ids=["default", "n2"])
@@ -63,7 +63,7 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
     as not run, torch gets every result, and the report names the causes."""
     report = tmp_path / "run.html"
     engines = [arg for spec in ("torch", *HOSTILE) for arg in ("--engine", spec)]
-    run = run_suites("suites/test_leaves.py", *engines, "--test-timeout", "5",
+    run = run_pytest("suites/test_leaves.py", *engines, "--test-timeout", "5",
                      *(["-n", workers] if workers else []), f"--report={report}", timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
     data = json.loads(report.with_suffix(".json").read_text())
@@ -103,7 +103,7 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
 
 def test_an_engine_error_is_reported_with_the_engine_message(tmp_path):
     json_path = tmp_path / "results.json"
-    run = run_suites("suites/test_leaves.py", "--engine", "tests.engines.script_errors",
+    run = run_pytest("suites/test_leaves.py", "--engine", "broken.hostile.script_errors",
                      "--behaviour", "LEAF-8", "--no-report", f"--json-report={json_path}")
     assert run.returncode == 1
     tests = json.loads(json_path.read_text())["tests"]
@@ -114,8 +114,8 @@ def test_an_engine_error_is_reported_with_the_engine_message(tmp_path):
 
 def test_an_interrupted_run_still_writes_a_report_that_says_it_is_partial(tmp_path):
     report = tmp_path / "run.html"
-    run = run_suites("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "tests.engines.interrupting_backward",
+    run = run_pytest("suites/test_leaves.py", "--engine", "torch",
+                     "--engine", "broken.hostile.interrupting_backward",
                      "--behaviour", "LEAF-6", f"--report={report}")
     assert run.returncode == 2, run.stdout  # pytest's exit code for an interrupted run
     assert "PARTIAL RUN" in report.read_text()
@@ -131,7 +131,7 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
     report = tmp_path / "run.html"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile",
                "ci", "suites/test_leaves.py", "--engine", "torch", "--engine",
-               "tests.engines.hanging_backward", "--test-timeout", "600", f"--report={report}"]
+               "broken.hostile.hanging_backward", "--test-timeout", "600", f"--report={report}"]
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_XDIST_WORKER"}
     run = subprocess.Popen(command, cwd=ROOT, env={**env, "HANGING_BACKWARD_SIGNAL": str(stuck)},
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

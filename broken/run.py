@@ -1,0 +1,95 @@
+"""Run the conformance suites in a subprocess, as a user would, and read back what happened: the one
+runner of the project's tests and scripts. `run_pytest` runs any pytest command line (the report,
+baseline and robustness tests); `run_suites` runs one engine's selected behaviours with the probe
+plugin (the broken-engine tests, scripts/kill_rate.py). Each run is a fresh process, so a mutant's
+process-local patches never reach another run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass
+class Run:
+    engine: str
+    behaviours: tuple[str, ...]
+    returncode: int
+    records: list[dict]
+    output: str
+    seconds: float
+    command: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[dict]:
+        return [record for record in self.records if record["outcome"] == "failed"]
+
+    def failed_for(self, behaviour: str) -> list[dict]:
+        return [record for record in self.failed if behaviour in record["behaviours"]]
+
+    def examples_to_fail(self, behaviour: str | None = None) -> int | None:
+        """Fewest examples hypothesis needed to hit a failure (of `behaviour`, if given)."""
+        found = [record["first_failure"] for record in
+                 (self.failed_for(behaviour) if behaviour else self.failed)
+                 if record["first_failure"] is not None]
+        return min(found) if found else None
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.output.splitlines()[-lines:])
+
+
+def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
+                   extra=()) -> list[str]:
+    # -n 0: the probe counts examples in the process that runs the tests, and no mutant crashes.
+    command = [sys.executable, "-m", "pytest", "suites", "--engine", engine, "-q", "-rf",
+               "-p", "no:cacheprovider", "-p", "broken._probe", "-n", "0",
+               "--hypothesis-profile", profile, "--no-report"]
+    for behaviour in behaviours:
+        command += ["--behaviour", behaviour]
+    if stop_first:
+        command.append("-x")
+    return command + list(extra)
+
+
+def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment without what would change a run under test, plus `env`."""
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in ("AUTOGRAD_ENGINE", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS",
+                                  "PYTEST_XDIST_TESTRUNUID")}
+    environment.update(env or {})
+    return environment
+
+
+def run_pytest(*args: str, timeout: float = 600,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m pytest <args>` from the project root with the `ci` profile; output captured."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+               "--hypothesis-profile", "ci", *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                          env=clean_environment(env))
+
+
+def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
+               extra=(), timeout: float = 600) -> Run:
+    """`pytest suites --engine ENGINE --behaviour ID...` in a subprocess with the probe plugin."""
+    command = pytest_command(engine, behaviours, profile=profile, stop_first=stop_first,
+                             extra=extra)
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / "probe.json"
+        started = time.perf_counter()
+        completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                                   timeout=timeout,
+                                   env=clean_environment({"BROKEN_PROBE_OUT": str(probe)}))
+        seconds = time.perf_counter() - started
+        records = json.loads(probe.read_text()) if probe.exists() else []
+    return Run(engine, tuple(behaviours), completed.returncode, records,
+               completed.stdout + completed.stderr, seconds, command)

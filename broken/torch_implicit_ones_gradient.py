@@ -1,0 +1,20 @@
+"""Breaks JAC-1. backward() without a gradient on a non-scalar output silently uses ones (summing the
+output) instead of raising RuntimeError."""
+
+import torch
+
+from broken import _torch
+from broken._torch import delegate as __getattr__  # noqa: F401 - the rest is torch
+
+name = __name__.rpartition(".")[2]
+version = _torch.version
+capabilities = _torch.capabilities
+
+
+def _backward(original, tensor, gradient, *args):
+    if gradient is None and tensor.numel() != 1:
+        gradient = torch.ones_like(tensor)
+    return original(tensor, gradient, *args)
+
+
+_torch.patch_backward(_backward)
