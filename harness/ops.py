@@ -4,10 +4,11 @@ Each op is written three times, side by side, so that its forms cannot drift apa
 in a torch script (`template`: what a test's Script runs on the engine, with `torch` bound to the
 engine's namespace, and prints in the reproducer), how to compute it in float64 NumPy (the oracle's
 forward pass), and its vector-Jacobian product in float64 NumPy (`vjp`: the analytic oracle's
-backward pass, checked against central differences and against torch by tests/test_oracles.py). `saves_tensors` records
-whether torch's backward node for the op keeps tensors for backward: only then does a second
-backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says where the op is smooth
-and well conditioned, so that finite differences are a reliable oracle (see programs.py).
+backward pass, checked against central differences and against torch by tests/test_oracles.py).
+`saves_tensors` records whether torch's backward node for the op keeps tensors for backward: only
+then does a second backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says
+where the op is smooth and well conditioned, so that rounding stays within the oracles' error
+analysis and finite differences stay a reliable check of them (see strategies.py).
 """
 
 from __future__ import annotations
