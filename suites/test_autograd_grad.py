@@ -227,6 +227,9 @@ def test_create_graph_gives_second_derivatives(engine, data):
     script.build(program)
     script.run(f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)",
                f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    # The first derivative itself, computed through the recorded (differentiable) formulas.
+    script.check_close("g", analytic_grads(program, wrt=[name])[name], dtype="float64",
+                       oracle="analytic")
     script.run("second = None",
                "if g.requires_grad:  # else g is a constant: a zero second derivative",
                f"    (second,) = torch.autograd.grad((g * w).sum(), [{name}], allow_unused=True)")
@@ -264,10 +267,10 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     expected = _hvp_by_finite_differences(program, name, weights)
     script = Script(engine)
     script.build(program)
-    script.run("out.backward(create_graph=True)",
-               f"g = {name}.grad",
-               f"{name}.grad = None",
-               f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    script.run("out.backward(create_graph=True)", f"g = {name}.grad")
+    script.check_close("g", analytic_grads(program, wrt=[name])[name], dtype="float64",
+                       oracle="analytic")
+    script.run(f"{name}.grad = None", f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
     script.run("if g.requires_grad:  # else g is a constant: a zero second derivative",
                "    (g * w).sum().backward()")
     # No .grad: nothing reached x, so the second derivative is zero.
