@@ -25,6 +25,8 @@ DIV_MIN = 0.5        # 1/b and a/b**2 stay bounded
 EXP_MAX = 4.0        # exp(4) ~ 55: no overflow in float32 after a few more ops
 POW_BASE_MAX = 10.0
 KINK_MARGIN = 1e-2   # relu inputs keep this distance from 0
+SATURATION_MAX = 2.5  # tanh and sigmoid inputs stay within +-2.5: their derivatives 1 - t**2 and
+                      # s * (1 - s) then lose at most ~70x the dtype's rounding to cancellation
 MAGNITUDE_MAX = 1e3  # no node's values exceed this
 
 
@@ -147,9 +149,11 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            vjp=_unary(lambda a, p, r: 1.0 / a)),
     OpSpec("tanh", 1, lambda a, p: np.tanh(a), "torch.tanh({0})", True,
            lambda p: "TanhBackward0",
+           domain=lambda a, p: bool(np.all(np.abs(a) <= SATURATION_MAX)),
            vjp=_unary(lambda a, p, r: 1.0 - r ** 2)),
     OpSpec("sigmoid", 1, lambda a, p: _sigmoid_np(a),
            "torch.sigmoid({0})", True, lambda p: "SigmoidBackward0",
+           domain=lambda a, p: bool(np.all(np.abs(a) <= SATURATION_MAX)),
            vjp=_unary(lambda a, p, r: r * (1.0 - r))),
     OpSpec("relu", 1, lambda a, p: np.maximum(a, 0.0),
            "torch.relu({0})", True, lambda p: "ReluBackward0",

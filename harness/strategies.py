@@ -16,7 +16,7 @@ import functools
 import numpy as np
 from hypothesis import event, strategies as st
 
-from .ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS
+from .ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX
 from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
@@ -263,8 +263,8 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     element: a broadcasting add with a fresh two-element leaf is appended when needed).
     requires_grad: "some" (random per leaf, but at least one leaf on the output's path requires
     grad), "mixed" (as "some", and at least one leaf on the path does not), "all" or "none".
-    saves_tensors: end with `tanh` (whose node saves its result) unless some node on the output's
-    path already saves tensors for backward.
+    saves_tensors: end with `tanh` (whose node saves its result; a product with a fresh 0-dim
+    leaf where tanh would saturate) unless some node on the output's path already saves tensors.
     candidates: a function listing what a test chooses from in a program (nodes, names); where
     it lists nothing, the output goes on through two recorded nodes (`neg` or an add of a fresh
     0-dim leaf, then `neg`, `tanh` or `sigmoid`), and the first of them is what every suite asks
@@ -292,7 +292,10 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
         # A constant as the *first* operand: the result requires grad through the second.
         result = builder.append("add", builder.new_leaf((), requires_grad=False), result)
     if saves_tensors and not builder.program(result).saves_tensors():
-        result = builder.append("tanh", result)
+        # tanh saves its result; outside its unsaturated domain, a product with a fresh 0-dim
+        # leaf saves its inputs instead.
+        result = (builder.append("tanh", result) if OPS["tanh"].domain(builder.values[result], None)
+                  else builder.append("mul", result, builder.new_leaf(())))
     if output == "scalar" and builder.values[result].size != 1:
         total = np.sum(builder.values[result])
         result = builder.append("sum" if abs(total) <= MAGNITUDE_MAX else "mean", result)
@@ -410,8 +413,9 @@ def _extend(builder: _Builder, result: str) -> str:
         middle = builder.append("add", result, builder.new_leaf(()))
     else:
         middle = builder.append("neg", result)
-    return builder.append(builder.draw(st.sampled_from(("neg", "tanh", "sigmoid")),
-                                       label="extension's last op"), middle)
+    last = builder.draw(st.sampled_from(("neg", "tanh", "sigmoid")), label="extension's last op")
+    in_domain = OPS[last].domain(builder.values[middle], None)
+    return builder.append(last if in_domain else "neg", middle)
 
 
 def recorded_nodes(program: Program) -> list[str]:
@@ -476,6 +480,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
         first = _in_domain(first, chosen_dtype, floor=KINK_MARGIN)
     elif op == "pow" and param < 0:
         first = _in_domain(first, chosen_dtype, floor=DIV_MIN)
+    elif op in ("tanh", "sigmoid"):
+        first = np.array(np.clip(first, -SATURATION_MAX, SATURATION_MAX))  # exact in any dtype
     leaves = [Leaf("x0", first, True)]
     if OPS[op].arity == 2:
         if op == "matmul":
