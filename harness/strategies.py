@@ -237,13 +237,6 @@ class _Builder:
         return Program(self.dtype, tuple(self.leaves), tuple(self.nodes), output)
 
 
-def _broadcasts_onto(small: tuple[int, ...], big: tuple[int, ...]) -> bool:
-    """Whether `small` broadcasts with `big` to exactly `big` (the result keeps `big`'s shape)."""
-    if len(small) > len(big):
-        return False
-    return all(s in (1, b) for s, b in zip(reversed(small), reversed(big)))
-
-
 def _reshapes(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     numel = _numel(shape)
     options = {(numel,), (1, numel), (numel, 1), (1, numel, 1), tuple(reversed(shape)) or (1,),
