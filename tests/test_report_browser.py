@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -59,8 +60,12 @@ class Browser:
             self.call(f"{domain}.enable", session=self.session)
 
     def _read_message(self, deadline: float) -> dict:
+        """The next message; a read never blocks past `deadline`, so a silent browser fails
+        the test instead of hanging the run."""
         while b"\0" not in self._buffer:
-            if time.monotonic() > deadline:
+            ready, _, _ = select.select([self._from_browser], [], [],
+                                        max(0.0, deadline - time.monotonic()))
+            if not ready:
                 raise TimeoutError("chromium did not answer in time")
             chunk = os.read(self._from_browser, 1 << 16)
             if not chunk:
