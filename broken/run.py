@@ -74,8 +74,8 @@ def run_pytest(*args: str, timeout: float = 600,
     """`python -m pytest <args>` from the project root with the `ci` profile; output captured."""
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
                "--hypothesis-profile", "ci", *args]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env=clean_environment(env))
+    return subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=timeout, env=clean_environment(env))
 
 
 def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
@@ -86,8 +86,8 @@ def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: b
     with tempfile.TemporaryDirectory() as scratch:
         probe = Path(scratch) / "probe.json"
         started = time.perf_counter()
-        completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
-                                   timeout=timeout,
+        completed = subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, timeout=timeout,
                                    env=clean_environment({"BROKEN_PROBE_OUT": str(probe)}))
         seconds = time.perf_counter() - started
         records = json.loads(probe.read_text()) if probe.exists() else []

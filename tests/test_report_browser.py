@@ -14,6 +14,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -35,19 +36,17 @@ class Browser:
     def __init__(self, profile: Path):
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
-
-        def map_pipe_fds():  # in the child: the pipe ends become fds 3 and 4, as chromium wants
-            reading, writing = os.dup(to_browser_r), os.dup(from_browser_w)
-            os.dup2(reading, 3)
-            os.dup2(writing, 4)
-
+        # Chromium wants the pipe on fds 3 and 4; bash puts it there, and the browser inherits
+        # nothing else of this process (an inherited xdist channel could outlive the test). It
+        # gets a session of its own, so that close() ends its helper processes too.
         self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+            ["bash", "-c", f'exec "$0" "$@" 3<&{to_browser_r} 4>&{from_browser_w}', CHROMIUM,
+             "--headless", "--no-sandbox", "--disable-gpu",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--no-first-run", "--remote-debugging-pipe", f"--user-data-dir={profile}",
              "about:blank"],
-            preexec_fn=map_pipe_fds, close_fds=False,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            pass_fds=(to_browser_r, from_browser_w), start_new_session=True,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_browser_r)
         os.close(from_browser_w)
         self._buffer = b""
@@ -128,7 +127,12 @@ class Browser:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # what is left of the browser's session
+        except ProcessLookupError:
+            pass
+        self.process.wait(timeout=10)
         os.close(self._to_browser)
         os.close(self._from_browser)
 
