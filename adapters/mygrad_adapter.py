@@ -8,7 +8,11 @@ translates a name or a signature and then calls mygrad once. What the wrapper tr
   by the user); `is_leaf` is `creator is None`. Both are mygrad's own state, renamed.
 - `sum/mean(dim=, keepdim=)` -> `axis=, keepdims=`; `transpose(d0, d1)` -> `swapaxes(d0, d1)`
   (mygrad's `transpose(*axes)` is NumPy's permutation); `numel()` -> `size`;
-  `sigmoid`/`relu` -> `mygrad.nnet.activations`; `no_grad` -> `mygrad.no_autodiff`.
+  `sigmoid`/`relu` -> `mygrad.nnet.activations`; `abs` -> `absolute`;
+  `no_grad` -> `mygrad.no_autodiff`.
+- `clone()` -> `mygrad.positive` (NumPy's unary plus: a copy that mygrad records in the graph, with
+  the identity as its derivative, which is what torch's clone is; mygrad's `Tensor.copy()` is
+  detached from the graph).
 - `backward(gradient)` -> `backward(grad)`. mygrad has no `retain_graph`: it always clears the graph
   after backward, so the flag is accepted and has no effect (the suite reports what follows).
 - `.grad` is a NumPy array in mygrad; it is returned as a view with torch's `numel()` and `zero_()`
@@ -150,6 +154,9 @@ class Tensor(Operators):
     def __getitem__(self, index):
         return Tensor(self._t[index])
 
+    def clone(self):
+        return Tensor(mg.positive(self._t))
+
 
 def _make(data, constant, dtype=None, copy=True) -> mg.Tensor:
     try:
@@ -194,6 +201,14 @@ def log(t):
 
 def tanh(t):
     return Tensor(mg.tanh(_data(t)))
+
+
+def sqrt(t):
+    return Tensor(mg.sqrt(_data(t)))
+
+
+def abs(t):  # noqa: A001 - torch's name
+    return Tensor(mg.absolute(_data(t)))
 
 
 def sigmoid(t):

@@ -191,6 +191,9 @@ class Tensor(Operators):
     def __getitem__(self, index):
         return Tensor(self._t[index])
 
+    def clone(self):
+        return Tensor(self._t.clone())
+
 
 def _shape(shape) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
@@ -226,6 +229,7 @@ def _unary(function):
 
 
 exp, log, tanh = _unary(paddle.exp), _unary(paddle.log), _unary(paddle.tanh)
+sqrt, abs = _unary(paddle.sqrt), _unary(paddle.abs)  # noqa: A001 - torch's name
 sigmoid, relu = _unary(paddle.nn.functional.sigmoid), _unary(paddle.nn.functional.relu)
 
 

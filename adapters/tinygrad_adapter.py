@@ -22,7 +22,8 @@ own settings.
 tinygrad's `Tensor` is wrapped thinly (its ops build plain `tinygrad.Tensor`s, so a subclass would
 not survive an op); each method translates a name or a signature and calls tinygrad once:
 
-- `sum/mean(dim=, keepdim=)` -> `axis=, keepdim=`; `exp/log/tanh/sigmoid/relu(t)` -> methods.
+- `sum/mean(dim=, keepdim=)` -> `axis=, keepdim=`; `exp/log/tanh/sigmoid/relu/sqrt/abs(t)` ->
+  methods.
 - `backward(gradient)` as is; tinygrad has no `retain_graph` (its graph is the lazy UOp graph and
   is never freed), so the flag is accepted and has no effect.
 - `.grad` is tinygrad's gradient tensor, wrapped; `.grad.zero_()` is tinygrad's in-place
@@ -159,6 +160,9 @@ class Tensor(Operators):
     def __getitem__(self, index):
         return Tensor(self._t[index])
 
+    def clone(self):
+        return Tensor(self._t.clone())
+
 
 def _shape(shape) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
@@ -204,6 +208,14 @@ def sigmoid(t):
 
 def relu(t):
     return Tensor(_data(t).relu())
+
+
+def sqrt(t):
+    return Tensor(_data(t).sqrt())
+
+
+def abs(t):  # noqa: A001 - torch's name
+    return Tensor(_data(t).abs())
 
 
 class no_grad:  # noqa: N801 - torch's name

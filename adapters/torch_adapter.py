@@ -43,7 +43,7 @@ def __getattr__(attribute):
 
 
 def to_numpy(tensor) -> np.ndarray:
-    return tensor.detach().cpu().numpy()
+    return tensor.detach().cpu().numpy(force=True)  # force: a ZeroTensor (e.g. a second derivative of abs) too
 
 
 def on_device(device: str):

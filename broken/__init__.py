@@ -84,6 +84,8 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_setitem_node_named_index_put": ("GFN-6",),
     # autograd.grad and higher order
     "torch_autograd_grad_accumulates": ("GRAD-1",),
+    "torch_only_inputs_honoured": ("GRAD-3",),
+    "torch_create_graph_backward_silent": ("MISC-14",),
     "torch_autograd_grad_unused_zeros": ("GRAD-2",),
     "torch_autograd_grad_leaves_only": ("GRAD-4",),
     "torch_autograd_grad_empty_inputs_ok": ("GRAD-8",),
@@ -110,6 +112,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_hook_remove_noop": ("HOOK-4",),
     "torch_hook_without_requires_grad_ok": ("HOOK-5",),
     "torch_hooks_run_in_reverse": ("HOOK-6",),
+    "reference_oldest_node_first": ("HOOK-13",),
     "torch_leaf_hook_after_accumulation": ("HOOK-7",),
     "torch_hook_fires_per_use": ("HOOK-10",),
     # op gradients, values, broadcasting

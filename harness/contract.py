@@ -29,11 +29,11 @@ CAPABILITIES = {
 CORE_NAMESPACE = (
     "tensor", "zeros", "ones", "zeros_like",
     "float32", "int64",
-    "exp", "log", "tanh", "sigmoid", "relu",
+    "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs",
     "no_grad",
 )
 CORE_TENSOR = (
-    "backward", "retain_grad", "detach", "sum", "mean", "reshape", "transpose",
+    "backward", "retain_grad", "detach", "sum", "mean", "reshape", "transpose", "clone",
     "item", "numel",
 )
 

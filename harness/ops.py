@@ -24,6 +24,10 @@ LOG_MIN = 0.1        # log's derivative 1/x stays <= 10
 DIV_MIN = 0.5        # 1/b and a/b**2 stay bounded
 EXP_MAX = 4.0        # exp(4) ~ 55: no overflow in float32 after a few more ops
 POW_BASE_MAX = 10.0
+POW_EXPONENT_MAX = 3.0  # |b| of a tensor exponent, as the integer powers' (-1 to 3): with the
+                        # base in [LOG_MIN, POW_BASE_MAX], a ** b's relative condition numbers
+                        # |b| and |b * log(a)| stay <= 7
+SQRT_MIN = 0.1       # sqrt's derivative 1/(2 sqrt(x)) stays <= 1.6
 KINK_MARGIN = 1e-2   # relu inputs keep this distance from 0
 SATURATION_MAX = 2.5  # tanh and sigmoid inputs stay within +-2.5: their derivatives 1 - t**2 and
                       # s * (1 - s) then lose at most ~70x the dtype's rounding to cancellation
@@ -66,6 +70,12 @@ def _index_np(a, index):
 
 def _index_text(index):
     return str(index) if isinstance(index, int) else f"{index[0]}:{index[1]}"
+
+
+def in_pow_base_range(a: np.ndarray) -> bool:
+    """Whether `a` can be a tensor power's base: positive (a ** b is real, d/db = a ** b * log(a)
+    exists) and as well conditioned as log's input."""
+    return bool(np.all((a >= LOG_MIN) & (a <= POW_BASE_MAX)))
 
 
 def _sigmoid_np(a):
@@ -112,6 +122,14 @@ def _reduction_vjp(g, inputs, param, result, mean: bool = False):
     return (np.broadcast_to(g / count if mean else g, a.shape).copy(),)
 
 
+def _index_list_vjp(g, inputs, param, result):
+    """Each row of `g` goes back to the row it was taken from; a repeated index adds its rows."""
+    (a,) = inputs
+    grad = np.zeros_like(a)
+    np.add.at(grad, list(param), g)
+    return (grad,)
+
+
 def _index_vjp(g, inputs, param, result):
     (a,) = inputs
     grad = np.zeros_like(a)
@@ -141,6 +159,12 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            domain=lambda a, p: bool(np.all(np.abs(a) <= POW_BASE_MAX)
                                     and (p >= 0 or np.all(np.abs(a) >= DIV_MIN))),
            vjp=_unary(lambda a, p, r: p * a ** float(p - 1) if p != 0 else 0.0 * a)),
+    OpSpec("pow_tensor", 2, lambda a, b, p: a ** b, "{0} ** {1}", True,
+           lambda p: "PowBackward1",
+           domain=lambda a, b, p: in_pow_base_range(a)
+           and bool(np.all(np.abs(b) <= POW_EXPONENT_MAX)),
+           vjp=_binary(lambda g, a, b, r: g * b * a ** (b - 1.0),
+                       lambda g, a, b, r: g * r * np.log(a))),
     OpSpec("exp", 1, lambda a, p: np.exp(a), "torch.exp({0})", True,
            lambda p: "ExpBackward0", domain=lambda a, p: bool(np.all(a <= EXP_MAX)),
            vjp=_unary(lambda a, p, r: r)),
@@ -159,6 +183,15 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            "torch.relu({0})", True, lambda p: "ReluBackward0",
            domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN)),
            vjp=_unary(lambda a, p, r: (a > 0).astype(np.float64))),
+    OpSpec("sqrt", 1, lambda a, p: np.sqrt(a), "torch.sqrt({0})", True,
+           lambda p: "SqrtBackward0", domain=lambda a, p: bool(np.all(a >= SQRT_MIN)),
+           vjp=_unary(lambda a, p, r: 0.5 / r)),
+    OpSpec("abs", 1, lambda a, p: np.abs(a), "torch.abs({0})", True,
+           lambda p: "AbsBackward0", domain=lambda a, p: bool(np.all(np.abs(a) >= KINK_MARGIN)),
+           vjp=_unary(lambda a, p, r: np.sign(a))),
+    OpSpec("clone", 1, lambda a, p: a.copy(), "{0}.clone()", False,
+           lambda p: "CloneBackward0",
+           vjp=lambda g, inputs, p, r: (g,)),
     OpSpec("sum", 1, lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
            lambda p: "SumBackward0" if p is None else "SumBackward1",
            vjp=_reduction_vjp),
@@ -168,6 +201,15 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
     OpSpec("matmul", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
            lambda p: "MmBackward0",
            vjp=lambda g, inputs, p, r: (g @ inputs[1].T, inputs[0].T @ g)),
+    # `@` with vector operands records other nodes than matmul's: 2-D @ 1-D is torch's mv,
+    # 1-D @ 1-D its dot. (1-D @ 2-D is left out: torch records it as mm between an unsqueeze and a
+    # squeeze, so its node would not point at its inputs.)
+    OpSpec("mv", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
+           lambda p: "MvBackward0",
+           vjp=lambda g, inputs, p, r: (np.outer(g, inputs[1]), inputs[0].T @ g)),
+    OpSpec("dot", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
+           lambda p: "DotBackward0",
+           vjp=lambda g, inputs, p, r: (g * inputs[1], g * inputs[0])),
     OpSpec("reshape", 1, lambda a, p: a.reshape(p),
            "{0}.reshape({p})", False, lambda p: "ViewBackward0",
            vjp=lambda g, inputs, p, r: (g.reshape(inputs[0].shape),)),
@@ -178,6 +220,11 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            "{0}[{p_index}]", False,
            lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0",
            vjp=_index_vjp),
+    # Advanced indexing on dim 0 with a list of ints (a tuple param, written as a list), which
+    # may repeat: a copy, not a view; torch's node saves the indices as a tensor.
+    OpSpec("index_list", 1, lambda a, p: a[list(p)], "{0}[{p_list}]", True,
+           lambda p: "IndexBackward0",
+           vjp=_index_list_vjp),
 ]}
 
 
@@ -186,4 +233,5 @@ def render(spec: OpSpec, args: tuple[str, ...], param) -> str:
     return spec.template.format(
         *args, p=param, p_dim=_dim_text(param) if spec.name in ("sum", "mean") else "",
         p_swapped=", ".join(map(str, _swapped(param))) if spec.name == "transpose" else "",
-        p_index=_index_text(param) if spec.name == "index" else "")
+        p_index=_index_text(param) if spec.name == "index" else "",
+        p_list=str(list(param)) if spec.name == "index_list" else "")

@@ -136,6 +136,19 @@ class Script:
                       f"else:\n    raise AssertionError({(code + ' did not raise ' + error)!r})",
                       behaviour)
 
+    def warns(self, code: str, match: str, *, category: str = "UserWarning",
+              behaviour: str | None = None) -> None:
+        """Run `code` recording every warning, and assert that one is a `category` with `match`
+        in its text (what `pytest.warns(category, match=...)` checks)."""
+        __tracebackhide__ = True
+        failure = f"{code} gave no {category} saying {match!r}; it warned: "
+        self._execute(f"import warnings\n"
+                      f"with warnings.catch_warnings(record=True) as caught:\n"
+                      f"    warnings.simplefilter('always')\n{textwrap.indent(code, '    ')}\n"
+                      f"assert any(issubclass(w.category, {category}) and {match!r} in "
+                      f"str(w.message) for w in caught), "
+                      f"{failure!r} + repr([str(w.message) for w in caught])", behaviour)
+
     # -- the printed script ----------------------------------------------------------------------
     def text(self) -> str:
         return IMPORTS + PRELUDE + "\n\n" + "\n".join(self.lines) + "\n"

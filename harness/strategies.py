@@ -5,18 +5,21 @@ conditioned on the values it will see (the ops' `domain`: no log near 0, no divi
 numbers, no relu near its kink, no overflow), because the float64 finite-difference oracle is only
 trustworthy there. The check runs on the values as the program is drawn, so no example is thrown
 away (`assume` is never called) and hypothesis' health checks stay quiet. Nodes pick their inputs
-among all earlier variables, so diamonds and shared subexpressions are common, and binary ops pick
-broadcast-compatible partners, creating a new broadcasting leaf when none exists.
+among all earlier variables (a unary op among those inside its domain), so diamonds and shared
+subexpressions are common, and binary ops pick broadcast-compatible partners, creating a new
+broadcasting leaf when none exists.
 """
 
 from __future__ import annotations
 
 import functools
+import random
 
 import numpy as np
 from hypothesis import event, strategies as st
 
-from .ops import DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX
+from .ops import (DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX, SQRT_MIN,
+                  in_pow_base_range)
 from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
@@ -27,13 +30,20 @@ LONG_PROGRAM_OPS = 16
 # How a binary elementwise op's operands relate, drawn uniformly from this list.
 BROADCASTING = ("same shape", "second broadcast", "second broadcast", "first broadcast",
                 "first broadcast")
-ELEMENTWISE_BINARY = ("add", "sub", "mul", "div")
-UNARY = ("neg", "pow", "exp", "log", "tanh", "sigmoid", "relu")
-UNARY_SMOOTH = tuple(op for op in UNARY if op != "pow")
+ARITHMETIC = ("add", "sub", "mul", "div")
+ELEMENTWISE_BINARY = ARITHMETIC + ("pow_tensor",)  # the binary ops that broadcast
+POWERS = ("pow", "pow_tensor")
+# The unary ops without parameter (the integer power `pow` has one), in two families.
+UNARY_FUNCTIONS = ("exp", "log", "tanh", "sigmoid", "relu")
+UNARY_ARITHMETIC = ("neg", "abs", "sqrt", "clone")
+UNARY = UNARY_FUNCTIONS + UNARY_ARITHMETIC
 REDUCTIONS = ("sum", "mean")
-SHAPING = ("reshape", "transpose", "index")
-ALL_OPS = ELEMENTWISE_BINARY + UNARY + REDUCTIONS + ("matmul",) + SHAPING
-CURVED_OPS = ("mul", "div", "pow", "exp", "log", "tanh", "sigmoid")  # nonzero second derivatives
+VECTOR_PRODUCTS = ("mv", "dot")     # `@` with a 1-D second operand
+SHAPING = ("reshape", "transpose", "index")  # views of their input
+ALL_OPS = (ARITHMETIC + POWERS + UNARY + REDUCTIONS + ("matmul",) + VECTOR_PRODUCTS + SHAPING
+           + ("index_list",))
+CURVED_OPS = ("mul", "div", "pow", "pow_tensor", "exp", "log", "tanh", "sigmoid",
+              "sqrt")  # nonzero second derivatives
 SAVING_OPS = tuple(name for name in ALL_OPS if OPS[name].saves_tensors)
 NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
 
@@ -86,23 +96,29 @@ def expanding_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
 @functools.cache
 def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.SearchStrategy:
     """Arrays of `shape` with finite values in [-bound, bound], exact in `dtype`, as float64.
-    Each element is either a float as hypothesis draws them (zeros, tiny and round numbers, the
-    edges) or a moderate one with every bit of the dtype's mantissa set at random: with only
-    round numbers, sums and products are exact in float32 as well, and an engine that rounds a
-    float64 gradient through float32 would pass. (Cached: hypothesis validates each new strategy
-    object, which costs more than drawing.)"""
+    Either every element is a float as hypothesis draws them (zeros, tiny and round numbers, the
+    edges; a failure shrinks to these), or every element is a moderate one with every bit of the
+    dtype's mantissa set at random: with only round numbers, sums and products are exact in
+    float32 as well, and an engine that rounds a float64 gradient through float32 would pass.
+    The full-mantissa array comes from one drawn seed, not a draw per element: drawing is most
+    of the run's time. (Cached: hypothesis validates each new strategy object, which costs more
+    than drawing.)"""
+    count = _numel(shape)
     width = 32 if dtype == "float32" else 64
-    elements = st.one_of(_full_precision(bound, width),
-                         st.floats(-bound, bound, width=width, allow_subnormal=False))
-    return st.lists(elements, min_size=_numel(shape), max_size=_numel(shape)).map(
-        lambda flat: np.asarray(flat, dtype=np.float64).reshape(shape))
+    drawn = st.lists(st.floats(-bound, bound, width=width, allow_subnormal=False),
+                     min_size=count, max_size=count)
+    full = st.integers(0, 2 ** 32 - 1).map(
+        lambda seed: _full_precision(seed, count, bound, dtype))
+    return st.one_of(drawn, full).map(lambda flat: np.asarray(flat, np.float64).reshape(shape))
 
 
-def _full_precision(bound: float, width: int) -> st.SearchStrategy[float]:
-    """A float of magnitude in [bound / 4, bound] with a random full mantissa, either sign."""
-    magnitude = st.integers(2 ** 51, 2 ** 53 - 1).map(lambda k: bound * k / 2 ** 53)
-    signed = st.tuples(st.booleans(), magnitude).map(lambda pair: -pair[1] if pair[0] else pair[1])
-    return signed.map(lambda value: float(np.float32(value))) if width == 32 else signed
+def _full_precision(seed: int, count: int, bound: float, dtype: str) -> np.ndarray:
+    """`count` floats of magnitude in [bound / 4, bound], either sign, with random full
+    mantissas in `dtype`, from `seed`."""
+    generator = random.Random(seed)  # NumPy's generators take longer to seed than to draw 24
+    signed = [generator.choice((-bound, bound)) * generator.randrange(2 ** 51, 2 ** 53) / 2 ** 53
+              for _ in range(count)]
+    return np.asarray(signed).astype(dtype).astype(np.float64)
 
 
 class _Builder:
@@ -167,6 +183,8 @@ class _Builder:
             columns = self.draw(DIM_SIZES, label="matmul columns")
             args = (a, self.partner((shape[1], columns),
                                     lambda v: v.ndim == 2 and v.shape[0] == shape[1]))
+        elif op in ("mv", "dot"):
+            args = (a, self.partner(shape[-1:], lambda v: v.shape == shape[-1:]))
         inputs = [self.values[name] for name in args]
         if not spec.domain(*inputs, param):
             return
@@ -190,12 +208,21 @@ class _Builder:
 
     @staticmethod
     def _accepts_first(op: str):
-        if op == "matmul":
+        """Which variables `op` may take as its first input: those of a rank it applies to, and
+        for a unary op (or a tensor power's base) those inside its domain, so that ops with a
+        narrow domain (sqrt, log) still find an input."""
+        if op in ("matmul", "mv"):
             return lambda v: v.ndim == 2
+        if op == "dot":
+            return lambda v: v.ndim == 1
         if op == "transpose":
             return lambda v: v.ndim >= 2
-        if op == "index":
+        if op in ("index", "index_list"):
             return lambda v: v.ndim >= 1
+        if op == "pow_tensor":
+            return in_pow_base_range
+        if op in UNARY:
+            return lambda v: OPS[op].domain(v, None)
         return lambda v: True
 
     @staticmethod
@@ -220,6 +247,8 @@ class _Builder:
             window = st.tuples(st.integers(0, size - 1), st.integers(1, size)).filter(
                 lambda bounds: bounds[0] < bounds[1])
             return st.one_of(single, window) if size > 1 else single
+        if op == "index_list":
+            return st.lists(st.integers(0, shape[0] - 1), min_size=1, max_size=4).map(tuple)
         return st.none()
 
     def used_leaves(self, output: str) -> list[Leaf]:
@@ -313,6 +342,8 @@ REACH = frozenset({
     "reduction over the trailing dim", "reduction with a negative dim", "reduction with keepdim",
     "non-square matmul on both sides", "integer power of a negative base",
     "transpose of a 3-D or 4-D tensor", "transpose with negative dims",
+    "matrix-vector product", "vector dot product", "power with a tensor exponent",
+    "absolute value of a negative input", "repeated index (gradients add up)",
     "node reused by ops of different broadcasting", "chain of 8 or more ops",
     "fan-out of 3 or more uses",
 })
@@ -386,17 +417,28 @@ def _op_features(node: Node, inputs: list[np.ndarray]) -> set[str]:
     elif node.op == "transpose":
         found |= {"transpose of a 3-D or 4-D tensor"} if ndim >= 3 else set()
         found |= {"transpose with negative dims"} if node.param and min(node.param) < 0 else set()
+    elif node.op == "abs" and np.any(inputs[0] < 0):
+        found.add("absolute value of a negative input")
+    elif node.op == "index_list" and len(set(node.param)) < len(node.param):
+        found.add("repeated index (gradients add up)")
+    elif node.op == "mv":
+        found.add("matrix-vector product")
+    elif node.op == "dot":
+        found.add("vector dot product")
+    elif node.op == "pow_tensor":
+        found.add("power with a tensor exponent")
     return found
 
 
 @functools.cache
 def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
-    """One of `ops`: first a family (elementwise binary, unary, integer powers, reduction, matmul,
-    shaping), then an op of it, so that matmul, pow (negative bases, negative exponents) and the
-    few shaping ops come up as often as the many unary ones."""
+    """One of `ops`: first a family (arithmetic, two of unary, powers, reduction, matmul, vector
+    products, shaping and indexing), then an op of it, so that matmul, the powers (negative
+    bases, negative and tensor exponents) and the few shaping ops come up as often as the many
+    unary ones."""
     families = [tuple(op for op in family if op in ops)
-                for family in (ELEMENTWISE_BINARY, UNARY_SMOOTH, ("pow",), REDUCTIONS, ("matmul",),
-                               SHAPING)]
+                for family in (ARITHMETIC, UNARY_FUNCTIONS, UNARY_ARITHMETIC, POWERS, REDUCTIONS,
+                               ("matmul",), VECTOR_PRODUCTS, SHAPING + ("index_list",))]
     return st.sampled_from([family for family in families if family]).flatmap(st.sampled_from)
 
 
@@ -458,18 +500,22 @@ def _in_domain(array: np.ndarray, dtype: str, *, floor: float = 0.0,
 @st.composite
 def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Program:
     """A program that applies `op` exactly once, to fresh leaves that all require grad, with
-    inputs drawn inside the op's smooth domain (log's input >= LOG_MIN, divisors and the bases of
-    negative powers at least DIV_MIN from 0, relu's input at least KINK_MARGIN from its kink).
-    Every example exercises the op, unlike a random program that may reject it."""
+    inputs drawn inside the op's smooth domain (the inputs of log and sqrt and a tensor power's
+    base >= LOG_MIN or SQRT_MIN, divisors and the bases of negative powers at least DIV_MIN from
+    0, the inputs of relu and abs at least KINK_MARGIN from their kink). Every example exercises
+    the op, unlike a random program that may reject it."""
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
-    min_dims = 2 if op in ("matmul", "transpose") else 1 if op in REDUCTIONS + SHAPING else 0
-    shape = draw(shapes(min_dims=min_dims, max_dims=2 if op == "matmul" else MAX_DIMS),
-                 label="input shape")
+    min_dims = (2 if op in ("matmul", "mv", "transpose")
+                else 1 if op in REDUCTIONS + SHAPING + ("index_list", "dot") else 0)
+    max_dims = {"matmul": 2, "mv": 2, "dot": 1}.get(op, MAX_DIMS)
+    shape = draw(shapes(min_dims=min_dims, max_dims=max_dims), label="input shape")
     param = draw(_Builder._param(op, shape), label=f"{op} parameter")
     first = draw(values(shape, chosen_dtype), label="x0")
-    if op == "log":
+    if op in ("log", "pow_tensor"):
         first = _in_domain(first, chosen_dtype, floor=LOG_MIN, positive=True)
-    elif op == "relu":
+    elif op == "sqrt":
+        first = _in_domain(first, chosen_dtype, floor=SQRT_MIN, positive=True)
+    elif op in ("relu", "abs"):
         first = _in_domain(first, chosen_dtype, floor=KINK_MARGIN)
     elif op == "pow" and param < 0:
         first = _in_domain(first, chosen_dtype, floor=DIV_MIN)
@@ -479,6 +525,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
     if OPS[op].arity == 2:
         if op == "matmul":
             other_shape = (shape[1], draw(DIM_SIZES, label="matmul columns"))
+        elif op in ("mv", "dot"):
+            other_shape = shape[-1:]
         else:
             other_shape = draw(broadcastable_shape(shape), label="broadcast shape")
         second = draw(values(other_shape, chosen_dtype), label="x1")

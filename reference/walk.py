@@ -17,16 +17,17 @@ _NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not 
 
 
 def _count_dependents(roots):
-    """For every node reachable from roots, how many edges lead into it (iterative: no recursion limit)."""
+    """For every node reachable from roots, how many edges lead into it. Each node's edges are
+    counted once, also for a root that another root reaches (JAC-5); iterative: no recursion
+    limit."""
     dependents = {}
-    stack = list(roots)
+    seen, stack = set(roots), list(roots)
     while stack:
         for child, _ in stack.pop().next_functions:
             if child is not None:
-                if child in dependents:
-                    dependents[child] += 1
-                else:
-                    dependents[child] = 1
+                dependents[child] = dependents.get(child, 0) + 1
+                if child not in seen:
+                    seen.add(child)
                     stack.append(child)
     return dependents
 
@@ -36,19 +37,24 @@ def _leading_to(roots, targets):
 
     An iterative post-order walk: a node is needed if one of its children is a target or needed.
     """
-    needed, visited = set(), set(roots)
-    stack = [(root, iter(root.next_functions)) for root in visited]
-    while stack:
-        node, children = stack[-1]
-        for child, _ in children:
-            if child is not None and child not in visited:
-                visited.add(child)
-                stack.append((child, iter(child.next_functions)))
-                break
-        else:
-            stack.pop()
-            if any(child is not None and (child in needed or child in targets) for child, _ in node.next_functions):
-                needed.add(node)
+    needed, visited = set(), set()
+    for root in roots:  # one root at a time: a root that another root reaches is needed there too
+        if root in visited:
+            continue
+        visited.add(root)
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, children = stack[-1]
+            for child, _ in children:
+                if child is not None and child not in visited:
+                    visited.add(child)
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:
+                stack.pop()
+                if any(child is not None and (child in needed or child in targets)
+                       for child, _ in node.next_functions):
+                    needed.add(node)
     return needed
 
 

@@ -1,6 +1,7 @@
 """autograd.grad returns gradients instead of accumulating them; create_graph makes them
-differentiable; backward(inputs=...) restricts accumulation (GRAD-*, HO-*, JAC-2, RETAIN-2,
-REQ-12, MISC-4)."""
+differentiable, whatever the caller's grad mode, and backward(create_graph=True) warns;
+backward(inputs=...) restricts accumulation (GRAD-*, HO-*, JAC-2, RETAIN-2, REQ-12, MISC-4,
+MISC-14, MODE-8)."""
 
 import numpy as np
 import pytest
@@ -9,9 +10,10 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, central_differences,
                                                   analytic_grads)
+from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
-                                                     recorded_nodes)
+                                                     recorded_nodes, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -85,6 +87,47 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
     for index, leaf in enumerate(leaves):
         script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
                            oracle="analytic")
+
+
+@behaviour("GRAD-2")
+@needs("autograd_grad")
+@given(data=st.data(), allow=st.sampled_from(["", ", allow_unused=True"]))
+def test_materialize_grads_gives_zeros_for_unused_inputs(engine, data, allow):
+    """With materialize_grads=True an unused input gets zeros instead of None (allow_unused
+    omitted or True) and the others are unchanged; with allow_unused=False it is a ValueError."""
+    program = data.draw(programs(engine), label="program")
+    leaves = program.grad_leaves()
+    inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
+    expected = analytic_grads(program)
+    script = Script(engine)
+    script.build(program)
+    script.run("unused = torch.ones(2, requires_grad=True)")
+    script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True, allow_unused=False, "
+                  "materialize_grads=True)", error="ValueError")
+    script.run(f"grads = torch.autograd.grad(out, {inputs}, materialize_grads=True{allow})")
+    script.check_close("grads[-1]", np.zeros(2), dtype=program.dtype, oracle="zeros")
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle="analytic")
+
+
+@behaviour("GRAD-3")
+@needs("autograd_grad")
+@given(data=st.data())
+def test_only_inputs_is_deprecated_and_ignored(engine, data):
+    """only_inputs=False warns with a FutureWarning and changes nothing: autograd.grad returns the
+    inputs' gradients and fills no leaf's .grad."""
+    program = data.draw(programs(engine, requires_grad="all"), label="program")
+    leaves = program.grad_leaves()
+    name = data.draw(st.sampled_from([leaf.name for leaf in leaves]), label="input")
+    script = Script(engine)
+    script.build(program)
+    script.warns(f"grads = torch.autograd.grad(out, [{name}], only_inputs=False)",
+                 "only_inputs argument is deprecated", category="FutureWarning")
+    script.check_close("grads[0]", analytic_grads(program)[name], dtype=program.dtype,
+                       oracle="analytic")
+    for leaf in leaves:
+        script.check(f"{leaf.name}.grad is None", f"only_inputs=False filled {leaf.name}.grad")
 
 
 @behaviour("GRAD-4")
@@ -214,19 +257,13 @@ def _second_order_case(engine, data):
     return program, leaf.name, weights
 
 
-@behaviour("HO-1")
-@needs("autograd_grad", "higher_order", "float64")
-@given(data=st.data())
-def test_create_graph_gives_second_derivatives(engine, data):
-    """With create_graph=True the gradient g = d out / d x is differentiable: d(sum(g * w))/dx
-    equals the finite differences of the first derivatives (a Hessian-vector product). A gradient
-    that does not require grad must be a constant (zero second derivative)."""
-    program, name, weights = _second_order_case(engine, data)
+def _check_second_derivatives(script, program, name, weights):
+    """With the script's `g` = d out / d x from autograd.grad(create_graph=True): g is the
+    analytic first derivative, and d(sum(g * w))/dx equals the finite differences of the first
+    derivatives (a Hessian-vector product). A gradient that does not require grad must be a
+    constant (zero second derivative)."""
     expected = _hvp_by_finite_differences(program, name, weights)
-    script = Script(engine)
-    script.build(program)
-    script.run(f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)",
-               f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    script.run(f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
     # The first derivative itself, computed through the recorded (differentiable) formulas.
     script.check_close("g", analytic_grads(program, wrt=[name])[name], dtype="float64",
                        oracle="analytic")
@@ -238,6 +275,79 @@ def test_create_graph_gives_second_derivatives(engine, data):
     script.check_close("hvp", expected, dtype="float64",
                        oracle="finite differences of first derivatives",
                        tolerance=FINITE_DIFFERENCE)
+
+
+@behaviour("HO-1")
+@needs("autograd_grad", "higher_order", "float64")
+@given(data=st.data())
+def test_create_graph_gives_second_derivatives(engine, data):
+    """With create_graph=True the gradient g = d out / d x is differentiable: d(sum(g * w))/dx
+    equals the finite differences of the first derivatives (a Hessian-vector product)."""
+    program, name, weights = _second_order_case(engine, data)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"(g,) = torch.autograd.grad(out, [{name}], create_graph=True)")
+    _check_second_derivatives(script, program, name, weights)
+
+
+@behaviour("MODE-8")
+@needs("autograd_grad", "higher_order", "float64")
+@given(data=st.data())
+def test_create_graph_records_the_gradient_inside_no_grad(engine, data):
+    """Grad mode during backward is create_graph's, whatever the caller's: inside no_grad,
+    autograd.grad(create_graph=True) still returns a differentiable gradient, whose derivative is
+    the Hessian-vector product."""
+    program, name, weights = _second_order_case(engine, data)
+    script = Script(engine)
+    script.build(program)
+    script.run("with torch.no_grad():",
+               f"    (g,) = torch.autograd.grad(out, [{name}], create_graph=True)")
+    _check_second_derivatives(script, program, name, weights)
+
+
+def _relu_times(base, x_values):
+    """`base` continued as sum(relu(x) * h), with h its output and x a new leaf of h's shape that
+    requires grad; returns the program and x's name."""
+    count = len(base.leaves) + len(base.nodes)
+    x, relu, product, total = f"x{count}", f"v{count + 1}", f"v{count + 2}", f"v{count + 3}"
+    nodes = (Node(relu, "relu", (x,)), Node(product, "mul", (relu, base.output)),
+             Node(total, "sum", (product,)))
+    return Program("float64", base.leaves + (Leaf(x, x_values, True),), base.nodes + nodes,
+                   total), x
+
+
+@behaviour("HO-1")
+@needs("autograd_grad", "higher_order", "float64")
+@given(data=st.data(), upstream=st.sampled_from(["some", "none"]))
+def test_relu_double_backward_masks_the_upstream_gradient(engine, data, upstream):
+    """For out = sum(relu(x) * h), h a program's output, create_graph gives g = d out / dx =
+    h * [x > 0] (0 at x == 0 exactly, GRAD-6); d(sum(g * w)) is w * [x > 0] pulled back through h
+    (h's v^T J with v = w * [x > 0]) for h's leaves, and for x a zero tensor (relu'' = 0), not an
+    unused input, which is itself differentiable (to zero again)."""
+    base = data.draw(programs(engine, max_ops=4, output="any", requires_grad=upstream,
+                              dtype="float64"), label="program of h")
+    x_values = data.draw(values(base.output_shape(), "float64"), label="x")
+    weights = data.draw(cotangents(x_values.shape, "float64"), label="weights")
+    program, x = _relu_times(base, x_values)
+    leaves = base.grad_leaves()
+    zeros = np.zeros_like(x_values)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"(g,) = torch.autograd.grad(out, [{x}], create_graph=True)",
+               f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
+    script.check_close("g", analytic_grads(program, wrt=[x])[x], dtype="float64",
+                       oracle="analytic h * [x > 0]")
+    if leaves:
+        expected = analytic_grads(base, weights * (x_values > 0))
+        script.run(f"second = torch.autograd.grad((g * w).sum(), {_names(leaves)}, "
+                   "retain_graph=True)")
+        for index, leaf in enumerate(leaves):
+            script.check_close(f"second[{index}]", expected[leaf.name], dtype="float64",
+                               oracle="analytic v^T J of h, v = w * [x > 0]")
+    script.run(f"(second_x,) = torch.autograd.grad((g * w).sum(), [{x}], create_graph=True)")
+    script.check_close("second_x", zeros, dtype="float64", oracle="relu'' = 0")
+    script.run(f"(third_x,) = torch.autograd.grad(second_x.sum(), [{x}])")
+    script.check_close("third_x", zeros, dtype="float64", oracle="zero derivative of 0")
 
 
 @behaviour("HO-2")
@@ -254,6 +364,35 @@ def test_without_create_graph_gradients_are_constants(engine, data):
     for index, leaf in enumerate(leaves):
         script.check(f"not grads[{index}].requires_grad and grads[{index}].grad_fn is None",
                      f"the gradient for {leaf.name} is part of a graph without create_graph")
+
+
+# A fresh process's first backward(create_graph=True), recording the warnings it gives; `module`
+# is the engine's (torch itself in the printed script).
+FRESH_PROCESS = """\
+import warnings
+import {module} as torch
+x = torch.tensor([1.5], requires_grad=True)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    (x ** 2).sum().backward(create_graph=True)
+print([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
+"""
+
+
+@behaviour("MISC-14")
+@needs("backward_create_graph")
+def test_backward_with_create_graph_warns_about_a_reference_cycle(engine):
+    """The first backward(create_graph=True) of a process warns (a UserWarning) that it creates a
+    reference cycle between a parameter and its gradient. torch warns once per process, so the
+    call runs in a fresh Python process that imports the engine's module as torch."""
+    script = Script(engine)
+    script.run("import subprocess, sys",
+               f'child = """\\\n{FRESH_PROCESS}""".format(module=torch.__name__)',
+               "result = subprocess.run([sys.executable, '-c', child], capture_output=True, "
+               "text=True)")
+    script.check("result.returncode == 0", "the fresh process failed:\n{result.stderr}")
+    script.check("'Using backward() with create_graph=True will create a reference cycle' in "
+                 "result.stdout", "its UserWarnings were {result.stdout}")
 
 
 @behaviour("HO-3")

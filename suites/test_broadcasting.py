@@ -7,11 +7,12 @@ from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.script import Script
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (broadcastable_shape, float_dtypes, shapes,
                                                      values)
 
 behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
 
 
 @st.composite
@@ -103,3 +104,38 @@ def test_mean_distributes_one_over_n(engine, shape, data):
     script.run("out.backward()")
     expected = np.full(shape, 1.0 / (np.prod(shape) if dim is None else shape[dim]))
     script.check_close("x0.grad", expected, dtype=dtype, oracle="analytic 1/N")
+
+
+@behaviour("BC-1")
+@needs("autograd_grad", "higher_order")
+@given(data=st.data())
+def test_broadcast_input_gradient_is_summed_under_create_graph_too(engine, data):
+    """With create_graph=True, where the backward pass is itself recorded, the gradient of a
+    broadcast input still has the input's shape and the analytic oracle's values."""
+    program = data.draw(broadcast_programs(engine), label="program")
+    small_shape = program.leaf("x1").values.shape
+    script = Script(engine)
+    script.build(program)
+    script.run("g0, g1 = torch.autograd.grad(out, (x0, x1), create_graph=True)")
+    script.check(f"tuple(g1.shape) == {small_shape}",
+                 f"x1 has shape {small_shape} but its gradient has shape {{tuple(g1.shape)}}")
+    expected = analytic_grads(program)
+    for name, grad in (("x0", "g0"), ("x1", "g1")):
+        script.check_close(grad, expected[name], dtype=program.dtype, oracle="analytic")
+
+
+@behaviour("BC-1")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_broadcasting_onto_an_empty_dimension_gives_zero_gradients(engine, shape, data):
+    """x + e, where a size-1 dim of x meets a size-0 dim of e: the result is empty, and x.grad
+    is zeros of x's shape (a sum over no elements)."""
+    dim = data.draw(st.integers(0, len(shape) - 1), label="dim")
+    x_shape = shape[:dim] + (1,) + shape[dim + 1:]
+    empty_shape = shape[:dim] + (0,) + shape[dim + 1:]
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    x = data.draw(values(x_shape, dtype), label="x")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.{dtype}, requires_grad=True)",
+               f"e = torch.zeros({', '.join(map(str, empty_shape))}, dtype=torch.{dtype})",
+               "(x + e).sum().backward()")
+    script.check_close("x.grad", np.zeros(x_shape), dtype=dtype, oracle="sum over no elements")

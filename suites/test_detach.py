@@ -14,8 +14,9 @@ from autograd_conformance.harness.strategies import (SHAPING, programs,
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
-SAVE_RESULT = {"exp", "tanh", "sigmoid", "relu"}  # torch's nodes for these save their output
-KEEP_NO_INPUT = {"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index"} | SAVE_RESULT
+SAVE_RESULT = {"exp", "tanh", "sigmoid", "relu", "sqrt"}  # torch's nodes for these save their output
+KEEP_NO_INPUT = ({"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index", "clone",
+                  "index_list"} | SAVE_RESULT)
 CHANGES = ("add_(1.0)", "mul_(2.0)", "zero_()")   # in-place changes made through a detach() alias
 
 

@@ -1,5 +1,6 @@
 """Tensor hooks see the gradient flowing into a tensor and may replace it; the replacement flows
-on to the tensor's inputs (HOOK-*)."""
+on to the tensor's inputs; the order in which they fire shows the order in which nodes run
+(HOOK-*)."""
 
 import numpy as np
 import pytest
@@ -176,3 +177,28 @@ def test_a_tensor_used_several_times_fires_its_hook_once(engine, data, uses):
     expected = uses * (uses + 1) / 2
     script.check(f"np.allclose(calls[0], {expected})",
                  f"the hook saw {{calls[0]}}, expected {expected}")
+
+
+@behaviour("HOOK-13")
+@needs("hooks")
+@given(data=st.data(), branches=st.integers(2, 4), as_roots=st.booleans())
+def test_branches_ready_together_run_latest_created_first(engine, data, branches, as_roots):
+    """Of the nodes ready to run at the same time, torch runs the most recently created first:
+    the hooks on branches b_i = (out * c_i).sum() fire from the last created to the first, whether
+    the branches are added into one output or are the roots of one torch.autograd.backward call,
+    listed in any order."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    order = list(range(branches))
+    if as_roots:
+        order = data.draw(st.permutations(order), label="roots' order")
+    script = Script(engine)
+    script.build(program)
+    script.run("fired = []",
+               *[line for i in range(branches)
+                 for line in (f"b{i} = (out * {float(i + 2)}).sum()",
+                              f"b{i}.register_hook(lambda g: fired.append({i}))")],
+               f"torch.autograd.backward([{', '.join(f'b{i}' for i in order)}])" if as_roots
+               else f"({' + '.join(f'b{i}' for i in order)}).backward()")
+    expected = list(reversed(range(branches)))
+    script.check(f"fired == {expected}",
+                 f"the branches' hooks fired in the order {{fired}}, expected {expected}")

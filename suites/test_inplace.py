@@ -1,5 +1,5 @@
 """In-place operations: refused on leaves that require grad, recorded on non-leaves, checked
-against the version counter at backward time; index assignment (INP-*, MSG-6, MSG-7)."""
+against the version counter at backward time; index assignment (INP-*, MSG-6, MSG-7, BC-1)."""
 
 import numpy as np
 import pytest
@@ -29,9 +29,32 @@ def _sizes(shape) -> str:
     return ", ".join(str(size) for size in shape)
 
 
-def _tensor(values, dtype: str) -> str:
+def _tensor(values, dtype: str, requires_grad: bool = False) -> str:
     """The source of a tensor holding `values` (an array) in `dtype`."""
-    return f"torch.tensor({literal(values)}, dtype=torch.{dtype})"
+    flag = ", requires_grad=True" if requires_grad else ""
+    return f"torch.tensor({literal(values)}, dtype=torch.{dtype}{flag})"
+
+
+@st.composite
+def broadcasting_shapes(draw, target: tuple[int, ...], leading_ones: bool) -> tuple[int, ...]:
+    """A shape that broadcasts onto `target`: some of its leading dims dropped and some others set
+    to 1, or, if `leading_ones` (index assignment takes them, copy_ does not), `target` itself
+    after one or two extra leading 1s."""
+    # Extra leading 1s only before the target's own shape: torch takes them before a broadcast
+    # shape or a 0-dim slot too, which the reference engine refuses.
+    if leading_ones and target and draw(st.booleans(), label="extra leading 1s"):
+        return (1,) * draw(st.integers(1, 2), label="how many 1s") + target
+    kept = draw(st.integers(0, len(target)), label="dims kept")
+    return tuple(1 if draw(st.booleans(), label="size 1") else size
+                 for size in target[len(target) - kept:])
+
+
+def _summed_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """`grad` summed over the dims that broadcasting `shape` onto it added or stretched (BC-1)."""
+    body = shape[max(len(shape) - grad.ndim, 0):]   # without the extra leading 1s
+    grad = grad.sum(axis=tuple(range(grad.ndim - len(body))))
+    stretched = tuple(dim for dim, size in enumerate(body) if size == 1 and grad.shape[dim] != 1)
+    return grad.sum(axis=stretched, keepdims=True).reshape(shape)
 
 
 @behaviour("INP-1")
@@ -240,3 +263,90 @@ def test_in_place_with_an_operand_requiring_grad_joins_the_graph(engine, data):
     script.run("a.sum().backward()")
     expected = analytic_grads(program, np.ones(shape))
     assert_leaf_grads(script, program, expected, oracle="analytic")
+
+
+@behaviour("INP-10")
+@needs("inplace")
+@given(data=st.data())
+def test_accumulating_into_grad_bumps_its_version(engine, data):
+    """A second backward adds into the existing .grad in place: the tensor that was .grad before
+    it has a higher _version after it, like the tensor of any other in-place op."""
+    program = data.draw(programs(engine), label="program")
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward(retain_graph=True)")
+    names = [leaf.name for leaf in program.grad_leaves()]
+    for name in names:
+        script.run(f"{name}_grad = {name}.grad", f"{name}_version = {name}_grad._version")
+    script.run("out.backward()")
+    for name in names:
+        script.check(f"{name}_grad._version > {name}_version",
+                     f"the second backward left the _version of {name}'s .grad at "
+                     f"{{{name}_grad._version}} (was {{{name}_version}})")
+
+
+@behaviour("INP-19")
+@needs("inplace")
+@given(data=st.data(), overwrite=st.sampled_from(["zero_()", "copy_(src)"]))
+def test_overwriting_a_non_leaf_passes_zero_gradient_to_its_history(engine, data, overwrite):
+    """y.zero_() and y.copy_(src) on a non-leaf are recorded: what y was computed from gets zero
+    gradients (zeros, not None), and src, which may broadcast onto y, gets y's gradient summed
+    to its shape."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    gradient = data.draw(cotangents(shape, dtype), label="gradient")
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0")
+    if overwrite == "copy_(src)":
+        src_shape = data.draw(broadcasting_shapes(shape, leading_ones=False), label="src shape")
+        src_requires_grad = data.draw(st.booleans(), label="src.requires_grad")
+        src = data.draw(values(src_shape, dtype), label="src")
+        script.run(f"src = {_tensor(src, dtype, requires_grad=src_requires_grad)}")
+    script.run(f"y.{overwrite}", f"y.backward({_tensor(gradient, dtype)})")
+    zeros = {leaf.name: np.zeros_like(leaf.values) for leaf in program.grad_leaves()}
+    assert_leaf_grads(script, program, zeros, oracle=f"zero: y.{overwrite} overwrote every value")
+    if overwrite == "copy_(src)" and src_requires_grad:
+        script.check_close("src.grad", _summed_to(gradient, src_shape), dtype=dtype,
+                           oracle="y's gradient summed to src's shape")
+
+
+@behaviour("INP-12", "BC-1")
+@needs("inplace")
+@given(data=st.data())
+def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, data):
+    """y[i] = v with v broadcast into the slot y[i]: row i of y passes no gradient to what y was
+    computed from (INP-12), and v.grad is the slot's gradient summed to v's shape (BC-1)."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    row = data.draw(st.integers(0, shape[0] - 1), label="row")
+    v_shape = data.draw(broadcasting_shapes(shape[1:], leading_ones=True), label="v shape")
+    v = data.draw(values(v_shape, dtype), label="v")
+    gradient = data.draw(cotangents(shape, dtype), label="gradient")
+    script = Script(engine, behaviour="INP-12")
+    script.build(program)
+    script.run(f"v = {_tensor(v, dtype, requires_grad=True)}", "y = out + 0.0", f"y[{row}] = v",
+               f"y.backward({_tensor(gradient, dtype)})")
+    kept = gradient.copy()
+    kept[row] = 0.0
+    assert_leaf_grads(script, program, analytic_grads(program, kept),
+                      oracle=f"analytic with row {row} cut")
+    script.check_close("v.grad", _summed_to(gradient[row], v_shape), dtype=dtype,
+                       oracle=f"row {row} of the gradient summed to v's shape", behaviour="BC-1")
+
+
+@behaviour("INP-6")
+@needs("inplace", "autograd_grad", "higher_order")
+@given(shape=shapes(), data=st.data(), op=st.sampled_from(["exp", "relu"]))
+def test_a_saved_result_is_checked_in_the_graph_of_its_gradient(engine, shape, data, op):
+    """y = op(x) saves y, and the gradient v * op'(x) taken with create_graph=True uses the saved
+    y again. After y is modified in place, differentiating that gradient w.r.t. v raises
+    RuntimeError, although that backward never reaches op's own node."""
+    x = data.draw(values(shape, "float32"), label="x")
+    v = data.draw(cotangents(shape, "float32"), label="v")
+    script = Script(engine)
+    script.run(f"x = {_tensor(x, 'float32', requires_grad=True)}",
+               f"v = {_tensor(v, 'float32', requires_grad=True)}", f"y = torch.{op}(x)",
+               "g, = torch.autograd.grad(y, x, grad_outputs=v, create_graph=True)",
+               "y.add_(1.0)")
+    script.raises("torch.autograd.grad(g.sum(), v)")

@@ -1,5 +1,5 @@
-"""Non-scalar outputs: backward needs a gradient of the output's shape, computes v^T J, and unit
-vectors give the Jacobian's rows (JAC-*)."""
+"""Non-scalar outputs: backward needs a gradient of the output's shape (cast to its dtype),
+computes v^T J, and unit vectors give the Jacobian's rows (JAC-*, BC-3)."""
 
 import textwrap
 
@@ -10,7 +10,8 @@ from hypothesis import given, strategies as st
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import cotangents, programs, unit_vectors
+from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
+                                                     unit_vectors)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -31,13 +32,16 @@ def test_backward_without_gradient_on_non_scalar_raises(engine, data):
 
 
 @behaviour("JAC-3")
-@given(data=st.data())
-def test_backward_without_gradient_on_any_one_element_shape(engine, data):
+@given(data=st.data(), call=st.sampled_from(["{}.backward()",
+                                             "torch.autograd.backward([{}], [None])"]))
+def test_backward_without_gradient_on_any_one_element_shape(engine, data, call):
+    """A one-element output needs no gradient, whatever its shape: none given, or None in the
+    list of gradients."""
     program = data.draw(programs(engine), label="program")
     shape = data.draw(st.sampled_from(ONE_ELEMENT_SHAPES), label="one-element shape")
     script = Script(engine)
     script.build(program)
-    script.run(f"out.reshape({shape}).backward()")
+    script.run(call.format(f"out.reshape({shape})"))
     assert_leaf_grads(script, program, analytic_grads(program),
                       oracle="analytic")
 
@@ -79,6 +83,46 @@ def test_vjp_is_linear_in_the_gradient(engine, data):
             f"{leaf.name}.grad",
             f"{a!r} * to_numpy(grads_u[{index}]) + {b!r} * to_numpy(grads_v[{index}])",
             dtype=program.dtype, oracle=f"linearity ({a} u + {b} v)")
+
+
+@behaviour("JAC-5")
+@given(data=st.data())
+def test_an_output_listed_twice_gets_both_gradients(engine, data):
+    """torch.autograd.backward([out, out], [u, v]) accumulates (u + v)^T J: the gradients of a
+    root listed twice are summed."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    u = data.draw(cotangents(program.output_shape(), program.dtype), label="u")
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="v")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"torch.autograd.backward([out, out], [{_tensor(program, u)}, "
+               f"{_tensor(program, v)}])")
+    assert_leaf_grads(script, program, analytic_grads(program, u + v),
+                      oracle="analytic (u + v)^T J")
+
+
+@behaviour("BC-3")
+@needs("float64")
+@given(data=st.data())
+def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(engine, data):
+    """backward(v) with v of the other float dtype casts v to the output's dtype: out's retained
+    .grad is v in out's dtype, and every leaf's .grad has its leaf's dtype and the value v^T J."""
+    program = data.draw(programs(engine, output="vector", candidates=computed_output),
+                        label="program")
+    other = "float32" if program.dtype == "float64" else "float64"
+    v = data.draw(cotangents(program.output_shape(), "float32"), label="gradient")  # exact in both
+    script = Script(engine)
+    script.build(program)
+    script.run("out.retain_grad()",
+               f"out.backward(torch.tensor({literal(v)}, dtype=torch.{other}))")
+    script.check(f"out.grad is not None and out.grad.dtype == torch.{program.dtype}",
+                 f"out is {program.dtype} but its retained .grad, from a {other} gradient, is "
+                 "{None if out.grad is None else out.grad.dtype}")
+    script.check_close("out.grad", v, dtype=program.dtype, oracle="the gradient given")
+    assert_leaf_grads(script, program, analytic_grads(program, v), oracle="analytic v^T J")
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.grad.dtype == torch.{program.dtype}",
+                     f"{leaf.name}.grad is {{{leaf.name}.grad.dtype}}, expected {program.dtype}")
 
 
 def _jacobian_rows(script, program, leaf_name) -> None:

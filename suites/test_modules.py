@@ -1,10 +1,11 @@
-"""nn.Module: parameters require grad, so module outputs do; freezing keeps grads None (MOD-*)."""
+"""nn.Module: parameters require grad, so module outputs do; freezing keeps grads None; Linear and
+MSELoss have the gradients of the functions they compute (MOD-*)."""
 
 import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import values
+from autograd_conformance.harness.strategies import shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -128,3 +129,68 @@ def test_seed_net_output_requires_grad_but_loss_of_plain_input_does_not(engine):
     script.run("loss = torch.nn.MSELoss()(x, torch.zeros(1, 3))")
     script.check("not loss.requires_grad", "MSELoss of plain tensors requires grad",
                  behaviour="MOD-4")
+
+
+
+@behaviour("MOD-14")
+@needs("nn", "float64")
+@given(fan_in=sizes, fan_out=sizes, batch=sizes, data=st.data())
+def test_linear_has_the_gradients_of_x_times_w_transposed_plus_b(engine, fan_in, fan_out, batch,
+                                                                 data):
+    """nn.Linear computes out = x W^T + b, so out.backward(v) gives W.grad = v^T x, b.grad = v
+    summed over the batch and x.grad = v W (with float64 parameters replacing the layer's own,
+    so that a gradient rounded through float32 shows)."""
+    x, w, b, v = (data.draw(values(shape, "float64"), label=name) for name, shape in (
+        ("x", (batch, fan_in)), ("weight", (fan_out, fan_in)), ("bias", (fan_out,)),
+        ("gradient", (batch, fan_out))))
+    script = Script(engine)
+    script.run(f"layer = torch.nn.Linear({fan_in}, {fan_out})",
+               f"layer.weight = torch.nn.Parameter(torch.tensor({literal(w)}, dtype=torch.float64))",
+               f"layer.bias = torch.nn.Parameter(torch.tensor({literal(b)}, dtype=torch.float64))",
+               f"x = torch.tensor({literal(x)}, dtype=torch.float64, requires_grad=True)",
+               "out = layer(x)")
+    script.check_close("out", x @ w.T + b, dtype="float64", oracle="x W^T + b")
+    script.run(f"out.backward(torch.tensor({literal(v)}, dtype=torch.float64))")
+    script.check_close("layer.weight.grad", v.T @ x, dtype="float64", oracle="v^T x")
+    script.check_close("layer.bias.grad", v.sum(axis=0), dtype="float64",
+                       oracle="v summed over the batch")
+    script.check_close("x.grad", v @ w, dtype="float64", oracle="v W")
+
+
+@behaviour("MOD-15")
+@needs("nn", "float64")
+@pytest.mark.filterwarnings("ignore:Using a target size:UserWarning")  # torch's, for broadcasting
+@given(shape=shapes(min_dims=1), data=st.data(), reduction=st.sampled_from(["mean", "sum"]),
+       smaller=st.sampled_from(["neither", "input", "target"]),
+       requiring=st.sampled_from(["input", "target", "both"]))
+def test_mse_loss_has_the_gradients_of_the_squared_error(engine, shape, data, reduction, smaller,
+                                                          requiring):
+    """nn.MSELoss()(input, target) is the mean of (input - target)^2 over the n elements of their
+    broadcast (the sum with reduction='sum'): loss.backward(c) gives input c * 2 (input - target)
+    / n (no / n for 'sum') and target its negative, each summed over the leading dims it was
+    broadcast along (torch warns when the shapes differ). In float64, so that a gradient rounded
+    through float32 shows."""
+    operand_shapes = {"input": shape, "target": shape}
+    if smaller != "neither":
+        operand_shapes[smaller] = shape[data.draw(st.integers(1, len(shape)),
+                                                  label="leading dims dropped"):]
+    arrays = {name: data.draw(values(operand_shape, "float64"), label=name)
+              for name, operand_shape in operand_shapes.items()}
+    c = data.draw(values((), "float64"), label="gradient")
+    script = Script(engine)
+    for name, array in arrays.items():
+        script.run(f"{name} = torch.tensor({literal(array)}, dtype=torch.float64, "
+                   f"requires_grad={requiring in (name, 'both')})")
+    arguments = "" if reduction == "mean" else "reduction='sum'"
+    script.run(f"loss = torch.nn.MSELoss({arguments})(input, target)",
+               f"loss.backward(torch.tensor({literal(c)}, dtype=torch.float64))")
+    difference = arrays["input"] - arrays["target"]
+    common = c * 2.0 * difference / (difference.size if reduction == "mean" else 1)
+    for name, grad in (("input", common), ("target", -common)):
+        if requiring in (name, "both"):
+            script.check_close(f"{name}.grad",
+                               grad.reshape((-1,) + operand_shapes[name]).sum(axis=0),
+                               dtype="float64",
+                               oracle=f"{'-' if name == 'target' else ''}2 c (input - target)"
+                                      f"{' / n' if reduction == 'mean' else ''}, summed to "
+                                      f"{name}'s shape")

@@ -15,14 +15,14 @@ behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
 FAMILIES = {
-    "OP-1": ("add", "sub", "neg"),
+    "OP-1": ("add", "sub", "neg", "clone"),
     "OP-2": ("mul", "div"),
-    "OP-3": ("exp", "log", "tanh", "sigmoid"),
-    "OP-4": ("pow",),
+    "OP-3": ("exp", "log", "tanh", "sigmoid", "sqrt", "abs"),
+    "OP-4": ("pow", "pow_tensor"),
     "OP-5": ("relu",),
     "OP-6": ("sum", "mean"),
-    "OP-7": ("matmul",),
-    "OP-8": ("reshape", "transpose", "index"),
+    "OP-7": ("matmul", "mv", "dot"),
+    "OP-8": ("reshape", "transpose", "index", "index_list"),
 }
 
 

@@ -1,5 +1,6 @@
 """A tensor used several times receives the sum of all its uses' contributions: diamonds, the
-same tensor twice in one op, and one leaf in several outputs (MISC-1, MISC-2, ACC-2)."""
+same tensor twice in one op (one edge per operand slot), and one leaf in several outputs (MISC-1,
+MISC-2, GFN-3, ACC-2)."""
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+TWO_OPERAND_OPS = st.sampled_from(["add", "sub", "mul", "div", "matmul"])
 
 
 def _with_reuse(program):
@@ -49,11 +52,8 @@ def test_diamonds_sum_the_contributions_of_every_use(engine, data):
                            oracle="analytic (sum over paths)")
 
 
-@behaviour("MISC-2")
-@given(data=st.data(), op=st.sampled_from(["add", "sub", "mul", "div", "matmul"]))
-def test_the_same_tensor_twice_in_one_op(engine, data, op):
-    """x op x counts both operand slots: x * x gives 2x, x + x gives 2, x - x and x / x give 0,
-    x @ x gives x^T G + G x^T."""
+def _the_same_tensor_twice(engine, data, op):
+    """A program computing sum(tanh(x0 op x0)), with x0's values in op's domain."""
     dtype = data.draw(float_dtypes(engine), label="dtype")
     shape = data.draw(st.integers(1, 3).map(lambda n: (n, n)) if op == "matmul"
                       else shapes(), label="shape")
@@ -62,14 +62,39 @@ def test_the_same_tensor_twice_in_one_op(engine, data, op):
         shifted = bound_values + 4.0 * (bound_values >= 0) - 4.0 * (bound_values < 0)
         bound_values = np.asarray(shifted, dtype=np.float32 if dtype == "float32" else np.float64
                                   ).astype(np.float64)  # away from 0, exact in dtype
-    program = Program(dtype, (Leaf("x0", bound_values, True),),
-                      (Node("v1", op, ("x0", "x0")), Node("v2", "tanh", ("v1",)),
-                       Node("v3", "sum", ("v2",))), "v3")
+    return Program(dtype, (Leaf("x0", bound_values, True),),
+                   (Node("v1", op, ("x0", "x0")), Node("v2", "tanh", ("v1",)),
+                    Node("v3", "sum", ("v2",))), "v3")
+
+
+@behaviour("MISC-2")
+@given(data=st.data(), op=TWO_OPERAND_OPS)
+def test_the_same_tensor_twice_in_one_op(engine, data, op):
+    """x op x counts both operand slots: x * x gives 2x, x + x gives 2, x - x and x / x give 0,
+    x @ x gives x^T G + G x^T."""
+    program = _the_same_tensor_twice(engine, data, op)
     script = Script(engine)
     script.build(program)
     script.run("out.backward()")
-    script.check_close("x0.grad", analytic_grads(program)["x0"], dtype=dtype,
+    script.check_close("x0.grad", analytic_grads(program)["x0"], dtype=program.dtype,
                        oracle=f"analytic through x0 {op} x0")
+
+
+@behaviour("GFN-3")
+@needs("graph")
+@given(data=st.data(), op=TWO_OPERAND_OPS)
+def test_both_slots_of_x_op_x_hold_the_same_edge(engine, data, op):
+    """The node of x op x has next_functions ((node, 0), (node, 0)): one edge per operand slot,
+    both to x's AccumulateGrad node, at its output 0."""
+    program = _the_same_tensor_twice(engine, data, op)
+    script = Script(engine)
+    script.build(program)
+    script.run("edges = tuple(v1.grad_fn.next_functions)")
+    script.check("len(edges) == 2 and edges[0][0] is not None and edges[0][0].variable is x0",
+                 f"x0 {op} x0 has next_functions {{edges}}: expected two edges to x0's "
+                 "AccumulateGrad")
+    script.check("edges[1][0] is edges[0][0] and edges[0][1] == 0 and edges[1][1] == 0",
+                 f"x0 {op} x0 has next_functions {{edges}}: expected (node, 0) twice")
 
 
 @behaviour("ACC-2")

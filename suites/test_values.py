@@ -1,19 +1,30 @@
 """Gradient values and dtypes against the three oracles used together: float64 central
 differences (engine-independent), algebraic relations (elsewhere: linearity in test_jacobian,
 accumulation in test_reuse, autograd.grad vs backward in test_autograd_grad), and torch itself
-running the same program (differential) where torch is installed (VAL-*, BC-3)."""
+running the same program (differential) where torch is installed; closed forms where the random
+programs do not reach: Python numbers as operands, second derivatives, mixed dtypes (VAL-*, BC-3)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.engines import EngineLoadError, load_engine
+from autograd_conformance.harness.ops import DIV_MIN, SATURATION_MAX
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+
+# d/dx of `c op x` and of `x op c` for a Python number c, as functions of (c, x).
+NUMBER_OPERAND_DERIVATIVES = {
+    "+": (lambda c, x: np.ones_like(x), lambda c, x: np.ones_like(x)),
+    "-": (lambda c, x: -np.ones_like(x), lambda c, x: np.ones_like(x)),
+    "*": (lambda c, x: np.full_like(x, c), lambda c, x: np.full_like(x, c)),
+    "/": (lambda c, x: -c / x ** 2, lambda c, x: np.full_like(x, 1.0 / c)),
+}
 
 
 def _torch_engine():
@@ -107,3 +118,80 @@ def test_gradients_match_torch_on_the_same_program(engine, data):
     for leaf in program.grad_leaves():
         script.check_close(f"{leaf.name}.grad", torch_grads[leaf.name], dtype=program.dtype,
                            oracle="torch (differential)")
+
+
+@behaviour("VAL-1")
+@needs("float64")
+@given(shape=shapes(), data=st.data(), op=st.sampled_from(sorted(NUMBER_OPERAND_DERIVATIVES)),
+       number_first=st.booleans())
+def test_python_number_operands_keep_float64_gradients_exact(engine, shape, data, op,
+                                                             number_first):
+    """c op x and x op c, for a Python number c and a float64 tensor x (the random programs
+    combine tensors only): ((c op x) * w).sum() has the gradient w * d(c op x)/dx within the
+    float64 tolerance."""
+    x = data.draw(values(shape, "float64"), label="x")
+    x = np.where(x < 0, x - DIV_MIN, x + DIV_MIN)   # away from the pole of c / x
+    w = data.draw(values(shape, "float64"), label="w")
+    c = data.draw(st.sampled_from([-1.0, 1.0]), label="sign") * data.draw(
+        st.floats(DIV_MIN, 3.0), label="|c|")
+    expression = f"{c!r} {op} x" if number_first else f"x {op} {c!r}"
+    derivative = NUMBER_OPERAND_DERIVATIVES[op][0 if number_first else 1](c, x)
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.float64, requires_grad=True)",
+               f"w = torch.tensor({literal(w)}, dtype=torch.float64)",
+               f"(({expression}) * w).sum().backward()")
+    script.check_close("x.grad", w * derivative, dtype="float64",
+                       oracle=f"w * d({expression})/dx")
+
+
+@behaviour("VAL-4")
+@needs("float64", "autograd_grad", "higher_order")
+@given(rows=st.integers(1, 3), columns=st.integers(1, 3),
+       reduction=st.sampled_from(["sum", "mean"]), data=st.data())
+def test_float64_second_derivatives_are_exact_to_float64_precision(engine, rows, columns,
+                                                                   reduction, data):
+    """For f(x) = tanh(x.sum(dim=0)).sum() (or with mean) in float64, the gradient g taken with
+    create_graph=True and the Hessian-vector product (g's vector-Jacobian product with v) agree
+    with their closed forms within the float64 tolerance: no step of the double backward rounds
+    through float32 (the finite-difference check of HO-1 is too coarse to tell)."""
+    x = data.draw(values((rows, columns), "float64", bound=SATURATION_MAX / 3), label="x")
+    v = data.draw(cotangents((rows, columns), "float64"), label="v")
+    scale = 1.0 if reduction == "sum" else 1.0 / rows
+    t = np.tanh(scale * x.sum(axis=0))
+    gradient = np.broadcast_to(scale * (1.0 - t ** 2), x.shape)
+    hessian_v = np.broadcast_to(scale ** 2 * -2.0 * t * (1.0 - t ** 2) * v.sum(axis=0), x.shape)
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.float64, requires_grad=True)",
+               f"v = torch.tensor({literal(v)}, dtype=torch.float64)",
+               f"g, = torch.autograd.grad(torch.tanh(x.{reduction}(dim=0)).sum(), x, "
+               "create_graph=True)")
+    script.check_close("g", gradient, dtype="float64", oracle="closed form of df/dx")
+    script.run("hv, = torch.autograd.grad(g, x, grad_outputs=v)")
+    script.check_close("hv", hessian_v, dtype="float64", oracle="closed form of H v")
+
+
+@behaviour("BC-3")
+@needs("float64")
+@pytest.mark.parametrize("create_graph", [
+    False, pytest.param(True, marks=needs("autograd_grad", "higher_order"))])
+@given(shape=shapes(), data=st.data())
+def test_mixed_dtype_gradients_keep_each_tensor_dtype(engine, create_graph, shape, data):
+    """h = tanh(x) in float32 times w in float64 promotes to float64, but every gradient keeps
+    its tensor's dtype: float32 for x and for the non-leaf h, float64 for w, as .grad after
+    backward (h retained) and as autograd.grad's results with create_graph=True alike."""
+    x = data.draw(values(shape, "float32"), label="x")
+    w = data.draw(values(shape, "float64"), label="w")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.float32, requires_grad=True)",
+               f"w = torch.tensor({literal(w)}, dtype=torch.float64, requires_grad=True)",
+               "h = torch.tanh(x)", "out = (h * w).sum()")
+    script.check("out.dtype == torch.float64", "float32 * float64 gave {out.dtype}")
+    if create_graph:
+        script.run("grads = dict(zip('xhw', torch.autograd.grad(out, (x, h, w), "
+                   "create_graph=True)))")
+    else:
+        script.run("h.retain_grad()", "out.backward()",
+                   "grads = {'x': x.grad, 'h': h.grad, 'w': w.grad}")
+    for name, dtype in (("x", "float32"), ("h", "float32"), ("w", "float64")):
+        script.check(f"grads[{name!r}].dtype == torch.{dtype}",
+                     f"{name} is {dtype} but its gradient is {{grads[{name!r}].dtype}}")

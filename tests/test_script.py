@@ -93,6 +93,17 @@ def test_an_expected_error_that_does_not_come_fails(torch_engine):
     assert "the error says: Trying to backward" in str(worded)
 
 
+def test_an_expected_warning_is_recorded_and_its_absence_fails(torch_engine):
+    script = Script(torch_engine)
+    script.warns("warnings.warn('old name', FutureWarning)", "old name", category="FutureWarning")
+    wrong = _failure(lambda: script.warns("warnings.warn('old name', FutureWarning)", "old name"))
+    assert str(wrong) == ("warnings.warn('old name', FutureWarning) gave no UserWarning saying "
+                          "'old name'; it warned: ['old name']")
+    silent = _failure(lambda: script.warns("x = 1", "anything"))
+    assert str(silent).endswith("it warned: []")
+    assert reproducers(silent)[0][1].rstrip().endswith("repr([str(w.message) for w in caught])")
+
+
 def test_literals_read_back_to_the_same_floats():
     values = np.array([[0.1, -1e-300], [np.inf, np.nan]])
     back = np.array(eval(literal(values)))

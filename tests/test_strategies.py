@@ -70,8 +70,9 @@ def test_the_ci_profile_reaches_every_corner():
     """Under the `ci` profile, the programs of four tests (4 x 50 derandomized examples; a
     conformance run draws programs in about sixty) reach every corner of REACH: 0-D to 4-D
     tensors, broadcasting in every position and of either operand, reductions over every dim,
-    non-square matmul, negative bases, long chains, fan-out. Each corner comes up in roughly 5%
-    or more of the programs, so a single test's 50 examples meet most of them."""
+    non-square matmul, matrix-vector and dot products, negative bases, tensor exponents, repeated
+    indices, long chains, fan-out. Each corner comes up in roughly 3.5% or more of the programs
+    (measured on 3,000 random ones), so a single test's 50 examples meet most of them."""
     found = set()
     ci = settings.get_profile("ci")
 

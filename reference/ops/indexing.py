@@ -45,6 +45,8 @@ def _index_once(a, key, node_class):
     node = record(node_class, a)
     if node is not None:
         node.shape, node.key = x.shape, key
+        if node_class is IndexBackward0:
+            node.save(key)  # torch keeps the indices: a second backward raises (RETAIN-1)
     if node_class is IndexBackward0 and not np.may_share_memory(out, x):
         return output(unary(out), node)
     return view_of(a, out, node, key)
@@ -71,13 +73,14 @@ class IndexBackward0(SelectBackward0):
     __slots__ = ()
 
     def backward(self, grad):
+        (key,) = self.saved(grad)
         if not isinstance(grad, Tensor):
             full = np.zeros(self.shape, grad.dtype)
-            np.add.at(full, self.key, grad)
+            np.add.at(full, key, grad)
             return (full,)
         # Under create_graph the sum must stay differentiable: grad times a constant 0/1 matrix
         # whose row i picks the element that result element i was read from.
-        sources = np.arange(int(np.prod(self.shape, dtype=int))).reshape(self.shape)[self.key]
+        sources = np.arange(int(np.prod(self.shape, dtype=int))).reshape(self.shape)[key]
         picks = np.zeros((sources.size, int(np.prod(self.shape, dtype=int))), grad._array.dtype)
         picks[np.arange(sources.size), sources.ravel()] = 1
         return ((grad.reshape(sources.size) @ make(picks)).reshape(self.shape),)
