@@ -1,6 +1,7 @@
 """Non-scalar outputs: backward needs a gradient of the output's shape (cast to its dtype),
 computes v^T J, and unit vectors give the Jacobian's rows (JAC-*, BC-3)."""
 
+import dataclasses
 import textwrap
 
 import numpy as np
@@ -11,7 +12,7 @@ from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
-                                                     unit_vectors)
+                                                     recorded_intermediates, unit_vectors)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -99,6 +100,29 @@ def test_an_output_listed_twice_gets_both_gradients(engine, data):
                f"{_tensor(program, v)}])")
     assert_leaf_grads(script, program, analytic_grads(program, u + v),
                       oracle="analytic (u + v)^T J")
+
+
+@behaviour("JAC-5")
+@given(data=st.data())
+def test_a_root_that_another_root_reaches_gets_both_gradients(engine, data):
+    """torch.autograd.backward([out, h], [u, w]) for an intermediate h that out depends on: the
+    leaves get u^T J_out + w^T J_h, and each node's backward runs once, after both gradients
+    reached it (roots listed in either order)."""
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    name = data.draw(st.sampled_from(recorded_intermediates(program)), label="intermediate")
+    u = data.draw(cotangents(program.output_shape(), program.dtype), label="u")
+    w = data.draw(cotangents(program.evaluate()[name].shape, program.dtype), label="w")
+    roots = [("out", u), (name, w)]
+    if data.draw(st.booleans(), label="intermediate listed first"):
+        roots.reverse()
+    script = Script(engine)
+    script.build(program)
+    script.run(f"torch.autograd.backward([{', '.join(root for root, _ in roots)}], "
+               f"[{', '.join(_tensor(program, v) for _, v in roots)}])")
+    through_out = analytic_grads(program, u)
+    through_h = analytic_grads(dataclasses.replace(program, output=name), w)
+    expected = {leaf: through_out[leaf] + through_h.get(leaf, 0.0) for leaf in through_out}
+    assert_leaf_grads(script, program, expected, oracle="analytic u^T J_out + w^T J_h")
 
 
 @behaviour("BC-3")
