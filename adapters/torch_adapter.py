@@ -10,7 +10,8 @@ import torch
 name = "torch"
 version = torch.__version__
 capabilities = frozenset({
-    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "backward_inputs",
+    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward",
+    "backward_inputs",
     "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
     "inplace", "hooks", "nn", "optim", "legacy",
 })

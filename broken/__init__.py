@@ -113,6 +113,11 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_hook_without_requires_grad_ok": ("HOOK-5",),
     "torch_hooks_run_in_reverse": ("HOOK-6",),
     "reference_oldest_node_first": ("HOOK-13",),
+    "reference_linear_bias_grad_unsummed_mean": ("MOD-14",),
+    "reference_mse_loss_without_factor_two": ("MOD-15",),
+    "reference_copy_passes_gradient_through": ("INP-19",),
+    "reference_saved_result_unversioned": ("INP-6",),
+    "reference_second_derivatives_in_float32": ("VAL-4",),
     "torch_leaf_hook_after_accumulation": ("HOOK-7",),
     "torch_hook_fires_per_use": ("HOOK-10",),
     # op gradients, values, broadcasting

@@ -9,6 +9,7 @@ CAPABILITIES = {
     "grad_mode": "enable_grad, set_grad_enabled, is_grad_enabled, decorators",
     "inference_mode": "inference_mode() and Tensor.is_inference()",
     "autograd_grad": "autograd.grad",
+    "autograd_backward": "autograd.backward(tensors, grad_tensors): several roots in one backward",
     "backward_inputs": "backward(inputs=...)",
     "higher_order": "autograd.grad(create_graph=True): differentiable gradients",
     "backward_create_graph": "backward(create_graph=True): a differentiable .grad",

@@ -32,19 +32,29 @@ def test_backward_without_gradient_on_non_scalar_raises(engine, data):
     script.raises("out.backward()")
 
 
-@behaviour("JAC-3")
-@given(data=st.data(), call=st.sampled_from(["{}.backward()",
-                                             "torch.autograd.backward([{}], [None])"]))
-def test_backward_without_gradient_on_any_one_element_shape(engine, data, call):
-    """A one-element output needs no gradient, whatever its shape: none given, or None in the
-    list of gradients."""
+def _check_one_element_output_needs_no_gradient(engine, data, call):
     program = data.draw(programs(engine), label="program")
     shape = data.draw(st.sampled_from(ONE_ELEMENT_SHAPES), label="one-element shape")
     script = Script(engine)
     script.build(program)
     script.run(call.format(f"out.reshape({shape})"))
-    assert_leaf_grads(script, program, analytic_grads(program),
-                      oracle="analytic")
+    assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
+
+
+@behaviour("JAC-3")
+@given(data=st.data())
+def test_backward_without_gradient_on_any_one_element_shape(engine, data):
+    """A one-element output needs no gradient, whatever its shape."""
+    _check_one_element_output_needs_no_gradient(engine, data, "{}.backward()")
+
+
+@behaviour("JAC-3")
+@needs("autograd_backward")
+@given(data=st.data())
+def test_autograd_backward_takes_none_for_a_one_element_output(engine, data):
+    """In torch.autograd.backward's list of gradients, None stands for a one-element root's."""
+    _check_one_element_output_needs_no_gradient(engine, data,
+                                                "torch.autograd.backward([{}], [None])")
 
 
 @behaviour("JAC-5")
@@ -87,6 +97,7 @@ def test_vjp_is_linear_in_the_gradient(engine, data):
 
 
 @behaviour("JAC-5")
+@needs("autograd_backward")
 @given(data=st.data())
 def test_an_output_listed_twice_gets_both_gradients(engine, data):
     """torch.autograd.backward([out, out], [u, v]) accumulates (u + v)^T J: the gradients of a
@@ -103,6 +114,7 @@ def test_an_output_listed_twice_gets_both_gradients(engine, data):
 
 
 @behaviour("JAC-5")
+@needs("autograd_backward")
 @given(data=st.data())
 def test_a_root_that_another_root_reaches_gets_both_gradients(engine, data):
     """torch.autograd.backward([out, h], [u, w]) for an intermediate h that out depends on: the
