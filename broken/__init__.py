@@ -148,7 +148,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "torch_volatile_removed": ("RETAIN-12",),
     "torch_variable_ignores_volatile": ("RETAIN-13",),
     # on the reference engine
-    "reference_unreduced_broadcast": ("LEAF-5", "BC-1"),
+    "reference_unreduced_broadcast": ("LEAF-5", "BC-1", "INP-12"),
     "reference_shared_node_counted_once": ("LEAF-5",),
     "reference_last_contribution_wins": ("MISC-1", "LEAF-5"),
     "reference_no_accumulation": ("ACC-1", "RETAIN-4"),

@@ -433,12 +433,13 @@ def _op_features(node: Node, inputs: list[np.ndarray]) -> set[str]:
 @functools.cache
 def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
     """One of `ops`: first a family (arithmetic, two of unary, powers, reduction, matmul, vector
-    products, shaping and indexing), then an op of it, so that matmul, the powers (negative
-    bases, negative and tensor exponents) and the few shaping ops come up as often as the many
-    unary ones."""
+    products, reshape and transpose, indexing), then an op of it, so that matmul, the powers
+    (negative bases, negative and tensor exponents) and the few shaping ops come up as often as
+    the many unary ones."""
     families = [tuple(op for op in family if op in ops)
                 for family in (ARITHMETIC, UNARY_FUNCTIONS, UNARY_ARITHMETIC, POWERS, REDUCTIONS,
-                               ("matmul",), VECTOR_PRODUCTS, SHAPING + ("index_list",))]
+                               ("matmul",), VECTOR_PRODUCTS, ("reshape", "transpose"),
+                               ("index", "index_list"))]
     return st.sampled_from([family for family in families if family]).flatmap(st.sampled_from)
 
 
