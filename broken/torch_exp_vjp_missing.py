@@ -1,5 +1,5 @@
-"""Breaks VAL-3 (and OP-3). The namespace's exp has a backward that passes the gradient through
-unchanged (d exp(x) taken as 1); torch itself, the differential oracle, is untouched."""
+"""Breaks OP-3 (and VAL-3 where a program reaches exp). The namespace's exp has a backward that
+passes the gradient through unchanged (d exp(x) taken as 1); torch itself, the differential oracle, is untouched."""
 
 import torch
 
