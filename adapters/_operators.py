@@ -23,7 +23,7 @@ def _binary(apply, reflected: bool = False):
 
 
 class Operators:
-    """`-a`, `a + b`, `a - b`, `a * b`, `a / b`, `a ** k`, `a @ b` (and the reflected forms) on the
+    """`-a`, `a + b`, `a - b`, `a * b`, `a / b`, `a ** k`, `k ** a`, `a @ b` (and the reflected forms) on the
     wrapped tensors, each result wrapped in the adapter's class; and `len(a)`."""
 
     __slots__ = ()
@@ -39,5 +39,5 @@ class Operators:
     __mul__, __rmul__ = _binary(operator.mul), _binary(operator.mul, reflected=True)
     __truediv__ = _binary(operator.truediv)
     __rtruediv__ = _binary(operator.truediv, reflected=True)
-    __pow__ = _binary(operator.pow)
+    __pow__, __rpow__ = _binary(operator.pow), _binary(operator.pow, reflected=True)
     __matmul__, __rmatmul__ = _binary(operator.matmul), _binary(operator.matmul, reflected=True)

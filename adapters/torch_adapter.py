@@ -10,7 +10,7 @@ import torch
 name = "torch"
 version = torch.__version__
 capabilities = frozenset({
-    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward",
+    "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward",
     "backward_inputs",
     "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
     "inplace", "hooks", "nn", "optim", "legacy",

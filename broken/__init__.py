@@ -117,6 +117,7 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_mse_loss_without_factor_two": ("MOD-15",),
     "reference_copy_passes_gradient_through": ("INP-19",),
     "reference_saved_result_unversioned": ("INP-6",),
+    "reference_create_graph_accumulates_in_place": ("ACC-4",),
     "reference_second_derivatives_in_float32": ("VAL-4",),
     "torch_leaf_hook_after_accumulation": ("HOOK-7",),
     "torch_hook_fires_per_use": ("HOOK-10",),

@@ -6,6 +6,7 @@ The prose version, with every signature, is docs/adapter-contract.md; keep the t
 CAPABILITIES = {
     "core": "tensors, the random-program op set, backward, .grad, grad_fn, retain_grad, detach, no_grad",
     "float64": "float64 tensors",
+    "dtype_conversion": "Tensor.to(dtype) between float32 and float64, a differentiable copy",
     "grad_mode": "enable_grad, set_grad_enabled, is_grad_enabled, decorators",
     "inference_mode": "inference_mode() and Tensor.is_inference()",
     "autograd_grad": "autograd.grad",

@@ -28,11 +28,11 @@ MAX_DIMS = 4        # 0-D to 4-D tensors
 MAX_NUMEL = 24      # elements per tensor: 4-D shapes stay small enough for slow engines
 LONG_PROGRAM_OPS = 16
 # How a binary elementwise op's operands relate, drawn uniformly from this list.
-BROADCASTING = ("same shape", "second broadcast", "second broadcast", "first broadcast",
-                "first broadcast")
+BROADCASTING = ("second broadcast", "same shape", "second broadcast", "first broadcast",
+                "first broadcast")  # a broadcast first: hypothesis often draws the first choice
 ARITHMETIC = ("add", "sub", "mul", "div")
 ELEMENTWISE_BINARY = ARITHMETIC + ("pow_tensor",)  # the binary ops that broadcast
-POWERS = ("pow", "pow_tensor")
+POWERS = ("pow", "pow_tensor", "rpow")
 # The unary ops without parameter (the integer power `pow` has one), in two families.
 UNARY_FUNCTIONS = ("exp", "log", "tanh", "sigmoid", "relu")
 UNARY_ARITHMETIC = ("neg", "abs", "sqrt", "clone")
@@ -42,7 +42,7 @@ VECTOR_PRODUCTS = ("mv", "dot")     # `@` with a 1-D second operand
 SHAPING = ("reshape", "transpose", "index")  # views of their input
 ALL_OPS = (ARITHMETIC + POWERS + UNARY + REDUCTIONS + ("matmul",) + VECTOR_PRODUCTS + SHAPING
            + ("index_list",))
-CURVED_OPS = ("mul", "div", "pow", "pow_tensor", "exp", "log", "tanh", "sigmoid",
+CURVED_OPS = ("mul", "div", "pow", "pow_tensor", "rpow", "exp", "log", "tanh", "sigmoid",
               "sqrt")  # nonzero second derivatives
 SAVING_OPS = tuple(name for name in ALL_OPS if OPS[name].saves_tensors)
 NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
@@ -56,8 +56,10 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
 @st.composite
 def shapes(draw, min_dims: int = 0, max_dims: int = MAX_DIMS) -> tuple[int, ...]:
     """Shapes of `min_dims` to `max_dims` dims (each rank about equally likely) of 1 to 3
-    elements each, at most MAX_NUMEL elements in all."""
-    rank = draw(st.sampled_from(range(min_dims, max_dims + 1)), label="rank")
+    elements each, at most MAX_NUMEL elements in all. 0-dim comes last among the ranks: hypothesis
+    often draws (and shrinks to) the first, and a 0-dim tensor broadcasts only one way."""
+    ranks = sorted(range(min_dims, max_dims + 1), key=lambda rank: rank == 0)
+    rank = draw(st.sampled_from(ranks), label="rank")
     shape: list[int] = []
     for _ in range(rank):
         room = MAX_NUMEL // _numel(tuple(shape)) if shape else MAX_NUMEL
@@ -107,9 +109,20 @@ def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.
     width = 32 if dtype == "float32" else 64
     drawn = st.lists(st.floats(-bound, bound, width=width, allow_subnormal=False),
                      min_size=count, max_size=count)
-    full = st.integers(0, 2 ** 32 - 1).map(
-        lambda seed: _full_precision(seed, count, bound, dtype))
-    return st.one_of(drawn, full).map(lambda flat: np.asarray(flat, np.float64).reshape(shape))
+    return st.one_of(drawn.map(lambda flat: np.asarray(flat, np.float64).reshape(shape)),
+                     full_precision_values(shape, dtype, bound))
+
+
+@functools.cache
+def full_precision_values(shape: tuple[int, ...], dtype: str,
+                          bound: float = LEAF_BOUND) -> st.SearchStrategy:
+    """Arrays of `shape` whose elements have magnitude in [bound / 4, bound], either sign, and
+    every bit of the dtype's mantissa set at random: for a formula whose gradient is a product
+    of drawn factors, where a tiny factor would shrink the gradient below the absolute
+    tolerance's floor (atol is relative to max(1, |expected|)) and hide a wrong constant."""
+    count = _numel(shape)
+    return st.integers(0, 2 ** 32 - 1).map(
+        lambda seed: _full_precision(seed, count, bound, dtype).reshape(shape))
 
 
 def _full_precision(seed: int, count: int, bound: float, dtype: str) -> np.ndarray:
@@ -134,8 +147,8 @@ class _Builder:
     def new_leaf(self, shape: tuple[int, ...], requires_grad: bool | None = None) -> str:
         name = f"x{len(self.leaves)}"
         flag = {"all": True, "none": False}.get(self.requires_grad, requires_grad)
-        if flag is None:
-            flag = self.draw(st.booleans(), label=f"{name}.requires_grad")
+        if flag is None:  # requiring first: hypothesis often draws (and shrinks to) the first
+            flag = self.draw(st.sampled_from((True, False)), label=f"{name}.requires_grad")
         leaf_values = self.draw(values(shape, self.dtype), label=name)
         self.leaves.append(Leaf(name, leaf_values, flag))
         self.values[name] = leaf_values
@@ -221,7 +234,7 @@ class _Builder:
             return lambda v: v.ndim >= 1
         if op == "pow_tensor":
             return in_pow_base_range
-        if op in UNARY:
+        if op in UNARY or op == "rpow":
             return lambda v: OPS[op].domain(v, None)
         return lambda v: True
 
@@ -230,6 +243,8 @@ class _Builder:
     def _param(op: str, shape: tuple[int, ...]) -> st.SearchStrategy:
         if op == "pow":
             return st.sampled_from((2, 3, 1, 0, -1))
+        if op == "rpow":  # a positive Python number base: base ** x is real
+            return st.sampled_from((2.0, 0.5, 3.0))
         if op in REDUCTIONS:
             dims = [dim - len(shape) * negative for dim in range(len(shape))
                     for negative in (False, True)]

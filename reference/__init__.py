@@ -27,7 +27,7 @@ from .tensor import Tensor
 name = "reference"
 version = __version__ = "0.1.0"
 capabilities = frozenset({
-    "core", "float64", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
+    "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
     "optim", "legacy",

@@ -132,13 +132,13 @@ def _run_tensor_hooks(node, grad):
 
 
 def _store_retained(tensor, grad):
-    """retain_grad(): keep a non-leaf's gradient, accumulating like a leaf's (LEAF-8, LEAF-10)."""
+    """retain_grad(): keep a non-leaf's gradient (LEAF-8). Later passes add to it out of place, as
+    torch's retain_grad hook does: .grad becomes a new tensor and the earlier one keeps its value
+    (LEAF-10, ACC-4)."""
     if tensor._grad is None:
         tensor._grad = grad.clone() if grad.requires_grad else make(grad._array.copy())
-    elif grad.requires_grad:
-        tensor._grad = tensor._grad + grad
     else:
-        tensor._grad._array += grad._array
+        tensor._grad = tensor._grad + grad
 
 
 def warn_create_graph_backward():

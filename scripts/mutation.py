@@ -16,12 +16,11 @@ That process is forked from this one after it imported torch, pytest and the har
     python scripts/mutation.py run [-j 2] [--sample N] [--budget MINUTES] [ID ...]
 
 `run` first runs the unmutated engine the same way (the control: a suite that fails on it would
-count every mutant killed), tracing which lines of reference/ run; a mutant whose site never runs
-is `uncovered`, a survivor that need not run (see `covered`). Every other mutant runs against
-every suite module (`-x`: the first failure kills it; the modules most likely to see the mutated
-area run first). Results go to benchmarks/RESULTS-mutation.md and benchmarks/mutation.json.
-Mutants listed with a reason in scripts/mutation_equivalent.txt are equivalent: they leave the
-score's denominator. Measured on 2 busy CPUs: a killed mutant takes about 2 s, a survivor 20 s.
+count every mutant killed), tracing which lines of reference/ each test runs. A mutant runs only
+the tests that executed its site, quickest first (`-x`: the first failure kills it); a mutant
+whose site no test executes is `uncovered`, a survivor that need not run (see `covering_tests`).
+Results go to benchmarks/RESULTS-mutation.md and benchmarks/mutation.json. Mutants listed with a
+reason in scripts/mutation_equivalent.txt are equivalent: they leave the score's denominator.
 """
 
 from __future__ import annotations
@@ -68,15 +67,6 @@ PLUMBING = {
 # ops/ functions that are not reached from a backward method but only exist for one: the forward
 # computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to.
 OPS_EXTRA = {"reductions.py": ("_kept_shape",)}
-
-# Suite modules that most often see a mutant of an area: they run first, so that `-x` stops a
-# killed mutant early. Every other suite module runs after them: no module is ever skipped.
-SUITES_FIRST = {
-    "ops": ("test_values", "test_op_grads", "test_broadcasting", "test_jacobian", "test_reuse"),
-    "plumbing": ("test_accumulation", "test_reuse", "test_values", "test_autograd_grad",
-                 "test_retain_graph", "test_hooks", "test_leaves", "test_graph"),
-}
-
 
 @dataclass
 class Target:
@@ -689,7 +679,8 @@ def install_engine(namespace: dict, payload: dict | None) -> None:
             raise AttributeError(attribute)
         return getattr(reference, attribute)
 
-    namespace.update(name="mutant" if payload else "control", version=reference.version,
+    # one name for the control and every mutant: the control's test IDs select a mutant's tests
+    namespace.update(name=ENGINE_MODULE, version=reference.version,
                      capabilities=reference.capabilities, to_numpy=reference.to_numpy,
                      __getattr__=delegate)
     if payload:
@@ -714,17 +705,14 @@ def write_engine(directory: Path, mutant: Mutant | None) -> Path:
 
 
 # ----- running ------------------------------------------------------------------------------------
-def suite_modules(area: str) -> list[str]:
-    """Every suite module, the ones that most often see this area's mutants first."""
-    present = sorted(path.stem for path in (ROOT / "suites").glob("test_*.py"))
-    first = [name for name in SUITES_FIRST[area] if name in present]
-    return [f"suites/{name}.py" for name in first + [n for n in present if n not in first]]
+SUITES = "suites"
 
 
-def command(area: str, test_timeout: float) -> list[str]:
-    """The conformance run of one mutant: shrinking off (the probe plugin), stop at the first
-    failure, a hung test failed by the harness's own time limit."""
-    return [sys.executable, "-m", "pytest", *suite_modules(area), "--engine", ENGINE_MODULE,
+def command(tests: list[str], test_timeout: float) -> list[str]:
+    """The conformance run of one mutant over `tests` (node IDs; [] is every suite module):
+    shrinking off (the probe plugin), stop at the first failure, a hung test failed by the
+    harness's own time limit."""
+    return [sys.executable, "-m", "pytest", *(tests or [SUITES]), "--engine", ENGINE_MODULE,
             "--hypothesis-profile", "ci", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
             "--no-report", "-p", "broken._probe", "--test-timeout", f"{test_timeout:g}"]
 
@@ -751,37 +739,51 @@ def preload() -> None:
 
 
 def pytest_main(args: list[str], trace: str | None = None) -> int:
-    """pytest.main(args); with `trace`, the lines of reference/ that ran are written there as JSON
-    {file under reference/: [line, ...]}: the control's coverage (see `covered`)."""
+    """pytest.main(args); with `trace`, what each test ran of reference/ is written there as JSON
+    {node ID: {"seconds": s, "lines": {file under reference/: [line, ...]}}}: the control's
+    coverage, test by test (see `covering_tests`)."""
     import pytest
     if not trace:
         return int(pytest.main(args))
     prefix = os.path.dirname(importlib.import_module(PACKAGE).__file__) + os.sep
-    executed: dict[str, set] = {}
+    tests: dict[str, dict] = {}
+    running = {"lines": {}}  # the lines of the test that runs (collection's are dropped)
+
+    class PerTest:
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item):
+            running["lines"], started = {}, time.perf_counter()
+            yield
+            tests[item.nodeid] = {"seconds": round(time.perf_counter() - started, 3),
+                                  "lines": {name[len(prefix):]: sorted(lines)
+                                            for name, lines in running["lines"].items()}}
+            running["lines"] = {}
 
     def line(frame, event, arg):
         if event == "line":
-            executed.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
+            running["lines"].setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
         return line
 
     sys.settrace(lambda frame, event, arg:
                  line if frame.f_code.co_filename.startswith(prefix) else None)
     try:
-        code = int(pytest.main(args))
+        code = int(pytest.main(args, plugins=[PerTest()]))
     finally:
         sys.settrace(None)
-    Path(trace).write_text(json.dumps({name[len(prefix):]: sorted(lines)
-                                       for name, lines in executed.items()}))
+    Path(trace).write_text(json.dumps(tests))
     return code
 
 
-def covered(mutant: Mutant, coverage: dict) -> bool:
-    """Whether the control run executed the mutant's site. A mutant whose site never runs changes
-    nothing that runs: with the derandomized `ci` profile its run would repeat the control's, test
-    for test, and pass, so it is reported `uncovered` (a survivor) without running it."""
-    ran = coverage.get(mutant.file, ())
+def covering_tests(mutant: Mutant, coverage: dict) -> list[str]:
+    """The tests that executed the mutant's site in the control run, quickest first. Only they
+    can fail on it: under the derandomized `ci` profile a test that never reaches the site draws
+    and computes exactly what it did in the control, and passes. A mutant no test reaches is
+    reported `uncovered` (a survivor) without running it. Quickest first, because `-x` stops a
+    killed mutant at its first failing test."""
     first, last = mutant.lines
-    return any(first <= number <= last for number in ran)
+    reaching = [(test["seconds"], nodeid) for nodeid, test in coverage.items()
+                if any(first <= number <= last for number in test["lines"].get(mutant.file, ()))]
+    return [nodeid for _, nodeid in sorted(reaching)]
 
 
 _TRACED = ("import sys; from scripts.mutation import pytest_main; "
@@ -818,14 +820,14 @@ class Job:
     calls pytest.main, or (`spawn`) the plain `python -m pytest` command. Output goes to a log
     file, so that polling never blocks on a pipe."""
 
-    def __init__(self, mutant: Mutant | None, test_timeout: float, isolation: str,
-                 trace: str | None = None):
+    def __init__(self, mutant: Mutant | None, tests: list[str], test_timeout: float,
+                 isolation: str, trace: str | None = None):
         self.mutant = mutant
         self.scratch = tempfile.TemporaryDirectory(prefix="mutant-")
         directory = self.scratch.name
         write_engine(Path(directory), mutant)
         self.log, self.probe = Path(directory) / "log", Path(directory) / "probe.json"
-        argv = command(mutant.area if mutant else "ops", test_timeout)
+        argv = command(tests, test_timeout)
         environment = _environment(directory, str(self.probe))
         self.started = time.perf_counter()
         if isolation == "fork":
@@ -875,25 +877,26 @@ class Job:
 
 
 def judge(mutant: Mutant | None, timeout: float, test_timeout: float,
-          isolation: str = "spawn", trace: str | None = None) -> dict:
-    """Run one mutant (None: the control) alone and return its result."""
-    return schedule([mutant], 1, timeout, test_timeout, isolation, trace=trace)[0]
+          isolation: str = "spawn", trace: str | None = None, tests: list[str] = ()) -> dict:
+    """Run one mutant (None: the control) alone over `tests` (default: every suite module) and
+    return its result."""
+    return schedule([(mutant, list(tests))], 1, timeout, test_timeout, isolation, trace=trace)[0]
 
 
-def schedule(mutants: list, jobs: int, timeout: float, test_timeout: float, isolation: str,
+def schedule(runs: list[tuple], jobs: int, timeout: float, test_timeout: float, isolation: str,
              deadline: float | None = None, report=None, trace: str | None = None) -> list[dict]:
-    """Run the mutants `jobs` at a time, from this one thread (forking is only safe from a
-    single-threaded process); a run past `timeout` seconds is stopped (a timeout), and none
+    """Run the (mutant, tests) pairs `jobs` at a time, from this one thread (forking is only safe
+    from a single-threaded process); a run past `timeout` seconds is stopped (a timeout), and none
     starts after `deadline` (time.monotonic()): those are `not run`."""
-    waiting, running, results = list(enumerate(mutants)), {}, {}
+    waiting, running, results = list(enumerate(runs)), {}, {}
     while waiting or running:
         while waiting and len(running) < jobs:
-            index, mutant = waiting.pop(0)
+            index, (mutant, tests) = waiting.pop(0)
             if deadline and time.monotonic() > deadline:
                 results[index] = {"outcome": "not run", "seconds": 0.0, "returncode": None,
                                   "killed_by": None}
                 continue
-            running[index] = Job(mutant, test_timeout, isolation, trace)
+            running[index] = Job(mutant, tests, test_timeout, isolation, trace)
         for index, job in list(running.items()):
             returncode = job.poll()
             late = time.perf_counter() - job.started > timeout
@@ -904,9 +907,9 @@ def schedule(mutants: list, jobs: int, timeout: float, test_timeout: float, isol
             results[index] = job.result(returncode)
             del running[index]
             if report:
-                report(mutants[index], results[index])
+                report(runs[index][0], results[index])
         time.sleep(0.05)
-    return [results[index] for index in range(len(mutants))]
+    return [results[index] for index in range(len(runs))]
 
 
 def load_equivalent(path: Path = EQUIVALENT_FILE, with_diffs: bool = False) -> dict:
@@ -929,12 +932,14 @@ def load_equivalent(path: Path = EQUIVALENT_FILE, with_diffs: bool = False) -> d
 
 
 def run_all(mutants: list[Mutant], args, coverage: dict | None) -> list[dict]:
-    """Judge every mutant: the ones the control never reached are `uncovered`, the others run in
-    a seeded random order, so that a run cut short by `--budget` still samples every area; rows
-    in generation order."""
+    """Judge every mutant: the ones no test of the control reached are `uncovered`, the others run
+    the tests that reached them (every suite module without coverage) in a seeded random order,
+    so that a run cut short by `--budget` still samples every file; rows in generation order."""
+    tests = {mutant.id: covering_tests(mutant, coverage) if coverage is not None else []
+             for mutant in mutants}
     uncovered = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
                              "killed_by": None}
-                 for mutant in mutants if coverage is not None and not covered(mutant, coverage)}
+                 for mutant in mutants if coverage is not None and not tests[mutant.id]}
     order = [mutant for mutant in mutants if mutant.id not in uncovered]
     random.Random(args.seed).shuffle(order)
     deadline = time.monotonic() + 60 * args.budget if args.budget else None
@@ -943,17 +948,18 @@ def run_all(mutants: list[Mutant], args, coverage: dict | None) -> list[dict]:
     def report(mutant, result):
         done["n"] += 1
         print(f"[{done['n']}/{len(order)}] {result['outcome']:<8} {result['seconds']:6.1f}s "
-              f"{mutant.id}", flush=True)
+              f"{mutant.id} ({len(tests[mutant.id]) or 'all'} tests)", flush=True)
 
-    results = schedule(order, args.jobs, args.timeout, args.test_timeout, args.isolation,
-                       deadline, report)
+    results = schedule([(mutant, tests[mutant.id]) for mutant in order], args.jobs, args.timeout,
+                       args.test_timeout, args.isolation, deadline, report)
     by_id = {**uncovered, **{mutant.id: result for mutant, result in zip(order, results)}}
-    return [_row(mutant, by_id[mutant.id]) for mutant in mutants]
+    return [_row(mutant, by_id[mutant.id], len(tests[mutant.id])) for mutant in mutants]
 
 
-def _row(mutant: Mutant, result: dict) -> dict:
+def _row(mutant: Mutant, result: dict, tests: int) -> dict:
     row = {"id": mutant.id, "site": mutant.site, "function": f"{mutant.file}:{mutant.qualname}",
-           "operator": mutant.operator, "diff": mutant.diff, "lines": list(mutant.lines)}
+           "operator": mutant.operator, "diff": mutant.diff, "lines": list(mutant.lines),
+           "tests": tests}
     row.update(result)
     return row
 
@@ -1001,7 +1007,8 @@ def write_results(rows: list[dict], summary: dict, meta: dict, markdown: Path,
         f"Machine: {meta['cpus']} CPUs, `-j {meta['jobs']}`, {meta['isolation']} isolation; "
         f"wall time {meta['wall_s']:.0f} s ({meta['wall_s'] / 60:.1f} min), after a "
         f"{meta['control_s']:.0f} s control run of the unmutated engine", "",
-        f"Each mutant: `{meta['suite_command']}` (suite modules in the order of its area).", "",
+        f"Each mutant: `{meta['suite_command']}` (quickest first; every suite module where "
+        "coverage was off).", "",
         f"Mutants: {meta['generated']} generated, {summary['total']} selected, "
         f"{summary['judged']} judged; killed {summary['killed']}, "
         f"timed out {summary['timeout']} (counted as killed), survived {summary['survived']}, "
@@ -1120,7 +1127,7 @@ def cmd_run(args) -> int:
             "generated": len(generated), "cpus": os.cpu_count(), "jobs": args.jobs,
             "isolation": args.isolation,
             "wall_s": round(wall, 1), "control_s": control["seconds"],
-            "coverage": coverage is not None, "control_lines": coverage,
+            "coverage": coverage is not None,
             "suite_command": _shown_command(args.test_timeout)}
     write_results(rows, summary, meta, Path(args.markdown), Path(args.json))
     print(json.dumps(summary), f"wall {wall:.0f}s", f"-> {args.markdown}, {args.json}")
@@ -1128,11 +1135,9 @@ def cmd_run(args) -> int:
 
 
 def _shown_command(test_timeout: float) -> str:
-    """The per-mutant command as the results show it, the suite modules abbreviated."""
-    argv = command("ops", test_timeout)
-    modules = [arg for arg in argv if arg.startswith("suites/")]
-    rest = [arg for arg in argv[3:] if arg not in modules]
-    return " ".join(["python -m pytest", f"<the {len(modules)} suite modules>", *rest])
+    """The per-mutant command as the results show it, the test IDs abbreviated."""
+    argv = command(["<the tests that reach the mutated site>"], test_timeout)
+    return " ".join(["python -m pytest", *argv[3:]])
 
 
 def main(argv=None) -> int:

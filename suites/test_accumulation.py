@@ -1,12 +1,13 @@
 """Gradients accumulate into .grad until they are zeroed, by any of the documented ways (ACC-*)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import computed_output, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -23,6 +24,33 @@ def test_k_backward_passes_accumulate_k_times(engine, data):
         script.run("out.backward(retain_graph=True)")
     assert_leaf_grads(script, program, analytic_grads(program), scale=passes,
                  oracle=f"analytic x {passes} passes")
+
+
+@behaviour("ACC-4")
+@needs("backward_create_graph")
+@pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True:UserWarning")
+@given(data=st.data())
+def test_create_graph_passes_accumulate_out_of_place(engine, data):
+    """Under create_graph=True a second pass does not add into .grad in place: each leaf's .grad
+    (and a retained non-leaf's) becomes a new tensor holding the sum of both passes, and the
+    tensor of the first pass keeps one pass's gradient, since a graph built from it may still
+    need it."""
+    program = data.draw(programs(engine, candidates=computed_output), label="program")
+    leaves = [leaf.name for leaf in program.grad_leaves()]
+    script = Script(engine)
+    script.build(program)
+    script.run("out.retain_grad()", "out.backward(create_graph=True)",
+               f"first = {{name: t.grad for name, t in zip({leaves!r}, [{', '.join(leaves)}])}}",
+               "first['out'] = out.grad", "out.backward(create_graph=True)")
+    one_pass = analytic_grads(program)
+    assert_leaf_grads(script, program, one_pass, scale=2, oracle="analytic x 2 passes")
+    ones = np.ones(program.output_shape())
+    script.check_close("out.grad", 2 * ones, dtype=program.dtype, oracle="2 passes of d out/d out")
+    for name, expected in [*((leaf, one_pass[leaf]) for leaf in leaves), ("out", ones)]:
+        script.check(f"{name}.grad is not first[{name!r}]",
+                     f"the second create_graph pass added into {name}.grad in place")
+        script.check_close(f"first[{name!r}]", expected, dtype=program.dtype,
+                           oracle=f"one pass (the first pass's {name}.grad, kept)")
 
 
 def _check_one_pass_after_reset(engine, program, reset, check_reset):

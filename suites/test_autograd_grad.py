@@ -249,8 +249,10 @@ def _hvp_by_finite_differences(program, leaf_name, weights):
 
 def _second_order_case(engine, data):
     """A float64 program, mostly of ops with curvature (a linear program's second derivative is
-    zero, which a create_graph that is ignored would also give)."""
-    ops = data.draw(st.sampled_from([CURVED_OPS, ALL_OPS]), label="op set")
+    zero, which a create_graph that is ignored would also give), or with kinks (abs, relu: their
+    gradients' own derivatives are zero away from the kink, and must come out so)."""
+    ops = data.draw(st.sampled_from([CURVED_OPS, CURVED_OPS + ("abs", "relu"), ALL_OPS]),
+                    label="op set")
     program = data.draw(programs(engine, ops=ops, max_ops=4, dtype="float64"), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
     weights = data.draw(cotangents(leaf.values.shape, "float64"), label="weights")

@@ -316,22 +316,29 @@ def test_overwriting_a_non_leaf_passes_zero_gradient_to_its_history(engine, data
 @given(data=st.data())
 def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, data):
     """y[i] = v with v broadcast into the slot y[i]: row i of y passes no gradient to what y was
-    computed from (INP-12), and v.grad is the slot's gradient summed to v's shape (BC-1)."""
+    computed from (INP-12), and v.grad is the slot's gradient summed to v's shape and cast to
+    v's dtype, which may be the other float dtype (BC-1)."""
     program = data.draw(programs(engine, output="vector"), label="program")
     shape, dtype = program.output_shape(), program.dtype
     row = data.draw(st.integers(0, shape[0] - 1), label="row")
     v_shape = data.draw(broadcasting_shapes(shape[1:], leading_ones=True), label="v shape")
-    v = data.draw(values(v_shape, dtype), label="v")
+    v_dtype = data.draw(st.sampled_from(["float32", "float64"]) if engine.has("float64")
+                        else st.just(dtype), label="v dtype")
+    v = data.draw(values(v_shape, "float32"), label="v")  # exact in either dtype
     gradient = data.draw(cotangents(shape, dtype), label="gradient")
     script = Script(engine, behaviour="INP-12")
     script.build(program)
-    script.run(f"v = {_tensor(v, dtype, requires_grad=True)}", "y = out + 0.0", f"y[{row}] = v",
-               f"y.backward({_tensor(gradient, dtype)})")
+    script.run(f"v = {_tensor(v, v_dtype, requires_grad=True)}", "y = out + 0.0",
+               f"y[{row}] = v", f"y.backward({_tensor(gradient, dtype)})")
     kept = gradient.copy()
     kept[row] = 0.0
     assert_leaf_grads(script, program, analytic_grads(program, kept),
                       oracle=f"analytic with row {row} cut")
-    script.check_close("v.grad", _summed_to(gradient[row], v_shape), dtype=dtype,
+    script.check(f"v.grad is not None and v.grad.dtype == torch.{v_dtype}",
+                 f"v is {v_dtype} but its grad is {{None if v.grad is None else v.grad.dtype}}",
+                 behaviour="BC-1")
+    script.check_close("v.grad", _summed_to(gradient[row], v_shape),
+                       dtype="float64" if dtype == v_dtype == "float64" else "float32",
                        oracle=f"row {row} of the gradient summed to v's shape", behaviour="BC-1")
 
 

@@ -139,10 +139,14 @@ def test_a_root_that_another_root_reaches_gets_both_gradients(engine, data):
 
 @behaviour("BC-3")
 @needs("float64")
+@pytest.mark.parametrize("create_graph", [
+    False, pytest.param(True, marks=needs("backward_create_graph"))])
+@pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True:UserWarning")
 @given(data=st.data())
-def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(engine, data):
-    """backward(v) with v of the other float dtype casts v to the output's dtype: out's retained
-    .grad is v in out's dtype, and every leaf's .grad has its leaf's dtype and the value v^T J."""
+def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(engine, create_graph, data):
+    """backward(v) with v of the other float dtype casts v to the output's dtype, with or without
+    create_graph: out's retained .grad is v in out's dtype, and every leaf's .grad has its leaf's
+    dtype and the value v^T J."""
     program = data.draw(programs(engine, output="vector", candidates=computed_output),
                         label="program")
     other = "float32" if program.dtype == "float64" else "float64"
@@ -150,7 +154,8 @@ def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(engine, data):
     script = Script(engine)
     script.build(program)
     script.run("out.retain_grad()",
-               f"out.backward(torch.tensor({literal(v)}, dtype=torch.{other}))")
+               f"out.backward(torch.tensor({literal(v)}, dtype=torch.{other})"
+               f"{', create_graph=True' if create_graph else ''})")
     script.check(f"out.grad is not None and out.grad.dtype == torch.{program.dtype}",
                  f"out is {program.dtype} but its retained .grad, from a {other} gradient, is "
                  "{None if out.grad is None else out.grad.dtype}")

@@ -1,6 +1,6 @@
 """Gradient values per op: each op of the op set, alone on leaves, matches central finite
-differences in float64 (gradcheck-style), plus torch's conventions at awkward points: relu at 0,
-pow with negative bases and integer exponents (OP-*, GRAD-6)."""
+differences in float64 (gradcheck-style), plus torch's conventions at awkward points: relu and abs
+at 0, a tensor power's zero base, pow with negative bases and integer exponents (OP-*, GRAD-6)."""
 
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ FAMILIES = {
     "OP-1": ("add", "sub", "neg", "clone"),
     "OP-2": ("mul", "div"),
     "OP-3": ("exp", "log", "tanh", "sigmoid", "sqrt", "abs"),
-    "OP-4": ("pow", "pow_tensor"),
+    "OP-4": ("pow", "pow_tensor", "rpow"),
     "OP-5": ("relu",),
     "OP-6": ("sum", "mean"),
     "OP-7": ("matmul", "mv", "dot"),
@@ -84,10 +84,14 @@ def test_pow_with_negative_bases_and_integer_exponents(engine, shape, exponent, 
 
 
 @behaviour("GRAD-6")
+@pytest.mark.parametrize("function, derivative", [("relu", lambda x: (x > 0).astype(float)),
+                                                  ("abs", np.sign)], ids=["relu", "abs"])
 @given(shape=shapes(min_dims=1), data=st.data())
-def test_relu_gradient_at_zero_is_zero(engine, shape, data):
-    """relu's derivative is 1 where x > 0 and 0 where x <= 0, including x == 0 exactly (torch's
-    subgradient convention)."""
+def test_kinks_have_the_minimum_norm_subgradient_at_zero(engine, function, derivative, shape,
+                                                        data):
+    """relu's derivative is 1 where x > 0 and 0 where x < 0, abs's is the sign of x; at x == 0
+    exactly both are 0, the subgradient of minimum norm that the autograd note prescribes for a
+    locally convex function."""
     dtype = _dtype(engine)
     size = int(np.prod(shape))
     flat = data.draw(st.lists(st.sampled_from([0.0, 0.0, -1.5, 2.0, -0.25, 0.5]), min_size=size,
@@ -95,6 +99,29 @@ def test_relu_gradient_at_zero_is_zero(engine, shape, data):
     x_values = np.asarray(flat).reshape(shape)
     script = Script(engine)
     script.run(f"x = torch.tensor({literal(x_values)}, dtype=torch.{dtype}, requires_grad=True)",
-               "torch.relu(x).sum().backward()")
-    script.check_close("x.grad", (x_values > 0).astype(float), dtype=dtype,
-                       oracle="relu'(x) = [x > 0]")
+               f"torch.{function}(x).sum().backward()")
+    script.check_close("x.grad", derivative(x_values), dtype=dtype,
+                       oracle=f"{function}'(x), 0 at 0")
+
+
+@behaviour("GRAD-6")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_a_zero_base_has_the_limits_of_its_tensor_power(engine, shape, data):
+    """At a zero base, a ** b (b >= 1) is differentiable: d/db is 0 (0 ** b is 0 for every b > 0,
+    not the b 0 ** b log(0) of the formula) and d/da is b 0 ** (b - 1): 1 for b == 1, else 0."""
+    dtype = _dtype(engine)
+    size = int(np.prod(shape))
+    a_values, b_values = (np.asarray(data.draw(st.lists(st.sampled_from(choices), min_size=size,
+                                                        max_size=size), label=name)).reshape(shape)
+                          for name, choices in (("bases with zeros", [0.0, 0.0, 0.5, 2.0]),
+                                                ("exponents", [1.0, 1.5, 2.0, 3.0])))
+    script = Script(engine)
+    script.run(f"a = torch.tensor({literal(a_values)}, dtype=torch.{dtype}, requires_grad=True)",
+               f"b = torch.tensor({literal(b_values)}, dtype=torch.{dtype}, requires_grad=True)",
+               "(a ** b).sum().backward()")
+    with np.errstate(divide="ignore"):
+        log_a = np.where(a_values == 0, 0.0, np.log(a_values))
+    script.check_close("a.grad", b_values * a_values ** (b_values - 1), dtype=dtype,
+                       oracle="b a^(b-1)")
+    script.check_close("b.grad", a_values ** b_values * log_a, dtype=dtype,
+                       oracle="a^b log(a), 0 where a == 0")

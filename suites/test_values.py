@@ -99,6 +99,31 @@ def test_grad_dtype_is_the_leaf_dtype(engine, data):
                  "out is {out.dtype} but its grad is {out.grad.dtype}")
 
 
+@behaviour("BC-3")
+@needs("float64", "dtype_conversion")
+@given(shape=shapes(), dtype=st.sampled_from(["float32", "float64"]), data=st.data())
+def test_a_gradient_through_to_comes_back_in_the_source_dtype(engine, shape, dtype, data):
+    """h = tanh(x).to(other dtype): the gradient that crosses .to() is cast back, so the retained
+    h.grad and x.grad have x's dtype, with the values w and w (1 - tanh(x)^2) of
+    out = sum(h.to(other) * w)."""
+    other = "float64" if dtype == "float32" else "float32"
+    x = data.draw(values(shape, "float32"), label="x")  # exact in both dtypes, as w
+    w = data.draw(values(shape, "float32"), label="w")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.{dtype}, requires_grad=True)",
+               f"w = torch.tensor({literal(w)}, dtype=torch.{other})",
+               "h = torch.tanh(x)", "h.retain_grad()",
+               "out = (h.to(w.dtype) * w).sum()", "out.backward()")
+    for name in ("h", "x"):
+        script.check(f"{name}.grad is not None and {name}.grad.dtype == torch.{dtype}",
+                     f"{name} is {dtype} but its grad is "
+                     f"{{None if {name}.grad is None else {name}.grad.dtype}}")
+    # w is exact in either dtype, so the gradient that crosses .to() is too: x's dtype's tolerance
+    script.check_close("h.grad", w, dtype=dtype, oracle="w, in h's dtype")
+    script.check_close("x.grad", w * (1 - np.tanh(x) ** 2), dtype=dtype,
+                       oracle="w (1 - tanh(x)^2)")
+
+
 @behaviour("VAL-3")
 @given(data=st.data())
 def test_gradients_match_torch_on_the_same_program(engine, data):

@@ -111,8 +111,9 @@ def test_a_replaced_function_is_replaced_under_every_name(tmp_path, mutants):
     assert mutation.node_at(mutant.tree, mutant.path).__class__ is ast.Pass
 
 
-def test_a_mutant_is_covered_when_a_line_of_its_statement_ran(mutants, originals):
-    """`run` skips (as `uncovered`) the mutants whose site the control run never executed."""
+def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
+    """`run` gives a mutant only the tests whose control run executed its site, quickest first,
+    and skips (as `uncovered`) the mutants whose site no test executed."""
     for mutant in mutants:
         original = originals[(mutant.file, mutant.qualname)]
         first, last = mutant.lines
@@ -120,9 +121,12 @@ def test_a_mutant_is_covered_when_a_line_of_its_statement_ran(mutants, originals
     mutant = next(mutant for mutant in mutants if mutant.id == MUL_SIGN_FLIP)
     first, last = mutant.lines
     assert first <= mutant.line <= last
-    assert mutation.covered(mutant, {mutant.file: [last]})
-    assert not mutation.covered(mutant, {mutant.file: [first - 1, last + 1]})
-    assert not mutation.covered(mutant, {})
+    coverage = {"slow": {"seconds": 2.0, "lines": {mutant.file: [last]}},
+                "quick": {"seconds": 0.5, "lines": {mutant.file: [first, 1]}},
+                "elsewhere": {"seconds": 0.1, "lines": {mutant.file: [first - 1, last + 1],
+                                                        "graph.py": [first]}}}
+    assert mutation.covering_tests(mutant, coverage) == ["quick", "slow"]
+    assert mutation.covering_tests(mutant, {"elsewhere": coverage["elsewhere"]}) == []
 
 
 def test_the_equivalent_list_names_generated_mutants_with_reasons(mutants):
@@ -144,9 +148,3 @@ def test_the_score_leaves_equivalent_mutants_out():
     assert summary["equivalent"] == 1 and summary["survived"] == 1 and summary["judged"] == 4
     assert summary["score"] == pytest.approx(2 / 3, abs=1e-4)
     assert rows[3]["reason"] == "same values" and rows[0]["outcome"] == "killed"
-
-
-def test_every_suite_module_runs_for_every_area():
-    present = sorted(f"suites/{path.name}" for path in (ROOT / "suites").glob("test_*.py"))
-    for area in mutation.SUITES_FIRST:
-        assert sorted(mutation.suite_modules(area)) == present

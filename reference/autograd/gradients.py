@@ -132,6 +132,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 def _capture(captured, node):
+    """Where the walk hands the gradient that reaches `node`: once, as the walk runs each node once
+    with every path's contribution summed (an input listed twice shares its node's entry)."""
     def store(grad):
-        captured[node] = captured[node] + grad if node in captured else grad
+        captured[node] = grad
     return store
