@@ -50,6 +50,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "behaviour(*ids): the catalog behaviour IDs a test checks")
+    config.addinivalue_line("markers", "fresh_process: the test runs the engine in a child process "
+                            "too (scripts/mutation.py cannot trace what it executes there)")
     config.addinivalue_line("markers", "needs(*capabilities): adapter capabilities a test needs; "
                                        "skipped with a reason on engines without them")
     if runs_suites(config):

@@ -741,7 +741,8 @@ def preload() -> None:
 def pytest_main(args: list[str], trace: str | None = None) -> int:
     """pytest.main(args); with `trace`, what each test ran of reference/ is written there as JSON
     {node ID: {"seconds": s, "lines": {file under reference/: [line, ...]}}}: the control's
-    coverage, test by test (see `covering_tests`)."""
+    coverage, test by test (see `covering_tests`); `"lines": null` for a test marked
+    `fresh_process`, which runs the engine in a child process too."""
     import pytest
     if not trace:
         return int(pytest.main(args))
@@ -754,9 +755,11 @@ def pytest_main(args: list[str], trace: str | None = None) -> int:
         def pytest_runtest_protocol(self, item):
             running["lines"], started = {}, time.perf_counter()
             yield
+            lines = {name[len(prefix):]: sorted(lines) for name, lines in running["lines"].items()}
             tests[item.nodeid] = {"seconds": round(time.perf_counter() - started, 3),
-                                  "lines": {name[len(prefix):]: sorted(lines)
-                                            for name, lines in running["lines"].items()}}
+                                  # a child process's lines are not traced: it may run any
+                                  "lines": None if item.get_closest_marker("fresh_process")
+                                  else lines}
             running["lines"] = {}
 
     def line(frame, event, arg):
@@ -782,7 +785,8 @@ def covering_tests(mutant: Mutant, coverage: dict) -> list[str]:
     killed mutant at its first failing test."""
     first, last = mutant.lines
     reaching = [(test["seconds"], nodeid) for nodeid, test in coverage.items()
-                if any(first <= number <= last for number in test["lines"].get(mutant.file, ()))]
+                if test["lines"] is None
+                or any(first <= number <= last for number in test["lines"].get(mutant.file, ()))]
     return [nodeid for _, nodeid in sorted(reaching)]
 
 

@@ -383,6 +383,7 @@ print([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
 
 @behaviour("MISC-14")
 @needs("backward_create_graph")
+@pytest.mark.fresh_process
 def test_backward_with_create_graph_warns_about_a_reference_cycle(engine):
     """The first backward(create_graph=True) of a process warns (a UserWarning) that it creates a
     reference cycle between a parameter and its gradient. torch warns once per process, so the

@@ -127,6 +127,8 @@ def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
                                                         "graph.py": [first]}}}
     assert mutation.covering_tests(mutant, coverage) == ["quick", "slow"]
     assert mutation.covering_tests(mutant, {"elsewhere": coverage["elsewhere"]}) == []
+    coverage["child process"] = {"seconds": 1.0, "lines": None}  # a fresh_process test
+    assert mutation.covering_tests(mutant, coverage) == ["quick", "child process", "slow"]
 
 
 def test_the_equivalent_list_names_generated_mutants_with_reasons(mutants):
