@@ -24,6 +24,14 @@ def _names(leaves) -> str:
     return f"[{', '.join(leaf.name for leaf in leaves)}]"
 
 
+def _check_returned(script, program, leaves, expected, oracle="analytic") -> None:
+    """The script's `grads`, autograd.grad's results for `leaves`, hold the expected values."""
+    __tracebackhide__ = True
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle=oracle)
+
+
 @behaviour("GRAD-1")
 @needs("autograd_grad")
 @given(data=st.data())
@@ -39,10 +47,9 @@ def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     script.check(f"isinstance(grads, tuple) and len(grads) == {len(leaves)}",
                  f"autograd.grad returned {{type(grads).__name__}} of length {{len(grads)}} for "
                  f"{len(leaves)} inputs")
-    for index, leaf in enumerate(leaves):
+    for leaf in leaves:
         script.check(f"{leaf.name}.grad is None", f"autograd.grad filled {leaf.name}.grad")
-        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="analytic")
+    _check_returned(script, program, leaves, expected)
 
 
 @behaviour("GRAD-1")
@@ -84,9 +91,7 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
     script.run(f"grads = torch.autograd.grad(out, {inputs}, allow_unused=True)")
     script.check("grads[-1] is None",
                  "allow_unused=True gave {grads[-1]!r} for the unused input")
-    for index, leaf in enumerate(leaves):
-        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="analytic")
+    _check_returned(script, program, leaves, expected)
 
 
 @behaviour("GRAD-2")
@@ -106,9 +111,7 @@ def test_materialize_grads_gives_zeros_for_unused_inputs(engine, data, allow):
                   "materialize_grads=True)", error="ValueError")
     script.run(f"grads = torch.autograd.grad(out, {inputs}, materialize_grads=True{allow})")
     script.check_close("grads[-1]", np.zeros(2), dtype=program.dtype, oracle="zeros")
-    for index, leaf in enumerate(leaves):
-        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="analytic")
+    _check_returned(script, program, leaves, expected)
 
 
 @behaviour("GRAD-3")
@@ -161,9 +164,7 @@ def test_autograd_grad_of_a_non_scalar_needs_grad_outputs(engine, data):
     script.raises(f"torch.autograd.grad(out, {_names(leaves)}, retain_graph=True)")
     script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
                f"grads = torch.autograd.grad(out, {_names(leaves)}, grad_outputs=v)")
-    for index, leaf in enumerate(leaves):
-        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
-                           oracle="analytic v^T J")
+    _check_returned(script, program, leaves, expected, oracle="analytic v^T J")
 
 
 @behaviour("RETAIN-2")
