@@ -3,21 +3,22 @@ is also a line of the failing example's reproducer."""
 
 from __future__ import annotations
 
-from .oracles import analytic_grads
+from .oracles import Gradients, analytic_grads
 from .program import Leaf, Program
 from .script import Script
 
 
-def assert_leaf_grads(script: Script, program: Program, expected: dict, *, oracle: str,
+def assert_leaf_grads(script: Script, program: Program, expected: Gradients, *, oracle: str,
                       scale: float = 1.0) -> None:
     """Every leaf of `program` that gets .grad holds `scale * expected[leaf]` (LEAF-5's leaves)."""
     __tracebackhide__ = True
     for leaf in program.grad_leaves():
         script.check_close(f"{leaf.name}.grad", scale * expected[leaf.name],
-                           dtype=program.dtype, oracle=oracle)
+                           dtype=program.dtype, oracle=oracle,
+                           magnitude=scale * expected.magnitude)
 
 
-def assert_grads_only_where_expected(script: Script, program: Program, expected: dict, *,
+def assert_grads_only_where_expected(script: Script, program: Program, expected: Gradients, *,
                                      oracle: str, why_none: str) -> None:
     """Each leaf named in `expected` holds that gradient; every other leaf's .grad is None
     (`why_none` says why, e.g. "is not in inputs")."""
@@ -25,7 +26,7 @@ def assert_grads_only_where_expected(script: Script, program: Program, expected:
     for leaf in program.leaves:
         if leaf.name in expected:
             script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
-                               oracle=oracle)
+                               oracle=oracle, magnitude=expected.magnitude)
         else:
             script.check(f"{leaf.name}.grad is None",
                          f"{leaf.name} {why_none}, but got .grad {{{leaf.name}.grad}}")

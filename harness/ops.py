@@ -43,7 +43,10 @@ class OpSpec:
     saves_tensors: bool
     grad_fn_name: Callable[[Any], str]  # param -> torch's grad_fn class name
     domain: Callable[..., bool] = lambda *arrays_and_param: True
-    # (upstream gradient, inputs, param, result) -> one gradient per input, in the input's shape
+    # (upstream gradient g, inputs, param, result, terms) -> one gradient per input, in the
+    # input's shape. `terms` is applied to each product of g with a partial derivative before the
+    # products are added up: the identity gives the vjp; np.abs, with g >= 0, gives the sizes of
+    # the terms each gradient entry adds up (the absolute gradient, harness/oracles.py's scale).
     vjp: Callable[..., tuple] = field(kw_only=True)
 
 
@@ -99,21 +102,28 @@ def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     return np.sum(grad, axis=stretched, keepdims=True).reshape(shape)
 
 
+def _same(x):
+    return x
+
+
 def _binary(d_first, d_second):
     """The vjp of a broadcasting binary op from its local derivatives (g, a, b, result) -> array."""
-    def vjp(g, inputs, param, result):
+    def vjp(g, inputs, param, result, terms=_same):
         a, b = inputs
-        return (_unbroadcast(d_first(g, a, b, result), a.shape),
-                _unbroadcast(d_second(g, a, b, result), b.shape))
+        return (_unbroadcast(terms(d_first(g, a, b, result)), a.shape),
+                _unbroadcast(terms(d_second(g, a, b, result)), b.shape))
     return vjp
 
 
 def _unary(derivative):
     """The vjp of an elementwise unary op from its derivative (a, param, result) -> array."""
-    return lambda g, inputs, param, result: (g * derivative(inputs[0], param, result),)
+    return lambda g, inputs, param, result, terms=_same: (
+        terms(g * derivative(inputs[0], param, result)),)
 
 
-def _reduction_vjp(g, inputs, param, result, mean: bool = False):
+# The vjps below, of ops whose Jacobian has no negative entry (they move, copy or add up g's
+# entries), ignore `terms`: with g >= 0 they already give the absolute gradient.
+def _reduction_vjp(g, inputs, param, result, terms=_same, mean: bool = False):
     (a,) = inputs
     dim, keepdim = _reduction(param)
     if dim is not None and not keepdim:
@@ -122,7 +132,7 @@ def _reduction_vjp(g, inputs, param, result, mean: bool = False):
     return (np.broadcast_to(g / count if mean else g, a.shape).copy(),)
 
 
-def _index_list_vjp(g, inputs, param, result):
+def _index_list_vjp(g, inputs, param, result, terms=_same):
     """Each row of `g` goes back to the row it was taken from; a repeated index adds its rows."""
     (a,) = inputs
     grad = np.zeros_like(a)
@@ -130,7 +140,7 @@ def _index_list_vjp(g, inputs, param, result):
     return (grad,)
 
 
-def _index_vjp(g, inputs, param, result):
+def _index_vjp(g, inputs, param, result, terms=_same):
     (a,) = inputs
     grad = np.zeros_like(a)
     grad[param if isinstance(param, int) else slice(*param)] = g
@@ -195,31 +205,34 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            vjp=_unary(lambda a, p, r: np.sign(a))),
     OpSpec("clone", 1, lambda a, p: a.copy(), "{0}.clone()", False,
            lambda p: "CloneBackward0",
-           vjp=lambda g, inputs, p, r: (g,)),
+           vjp=lambda g, inputs, p, r, terms=_same: (g,)),
     OpSpec("sum", 1, lambda a, p: _sum_np(a, p), "{0}.sum({p_dim})", False,
            lambda p: "SumBackward0" if p is None else "SumBackward1",
            vjp=_reduction_vjp),
     OpSpec("mean", 1, lambda a, p: _mean_np(a, p), "{0}.mean({p_dim})", False,
            lambda p: "MeanBackward0" if p is None else "MeanBackward1",
-           vjp=lambda g, inputs, p, r: _reduction_vjp(g, inputs, p, r, mean=True)),
+           vjp=lambda g, inputs, p, r, terms=_same: _reduction_vjp(g, inputs, p, r,
+                                                                     mean=True)),
     OpSpec("matmul", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
            lambda p: "MmBackward0",
-           vjp=lambda g, inputs, p, r: (g @ inputs[1].T, inputs[0].T @ g)),
+           vjp=lambda g, inputs, p, r, terms=_same: (g @ terms(inputs[1]).T,
+                                                      terms(inputs[0]).T @ g)),
     # `@` with vector operands records other nodes than matmul's: 2-D @ 1-D is torch's mv,
     # 1-D @ 1-D its dot. (1-D @ 2-D is left out: torch records it as mm between an unsqueeze and a
     # squeeze, so its node would not point at its inputs.)
     OpSpec("mv", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
            lambda p: "MvBackward0",
-           vjp=lambda g, inputs, p, r: (np.outer(g, inputs[1]), inputs[0].T @ g)),
+           vjp=lambda g, inputs, p, r, terms=_same: (np.outer(g, terms(inputs[1])),
+                                                      terms(inputs[0]).T @ g)),
     OpSpec("dot", 2, lambda a, b, p: a @ b, "{0} @ {1}", True,
            lambda p: "DotBackward0",
-           vjp=lambda g, inputs, p, r: (g * inputs[1], g * inputs[0])),
+           vjp=lambda g, inputs, p, r, terms=_same: (g * terms(inputs[1]), g * terms(inputs[0]))),
     OpSpec("reshape", 1, lambda a, p: a.reshape(p),
            "{0}.reshape({p})", False, lambda p: "ViewBackward0",
-           vjp=lambda g, inputs, p, r: (g.reshape(inputs[0].shape),)),
+           vjp=lambda g, inputs, p, r, terms=_same: (g.reshape(inputs[0].shape),)),
     OpSpec("transpose", 1, lambda a, p: np.swapaxes(a, *_swapped(p)),
            "{0}.transpose({p_swapped})", False, lambda p: "TransposeBackward0",
-           vjp=lambda g, inputs, p, r: (np.swapaxes(g, *_swapped(p)),)),
+           vjp=lambda g, inputs, p, r, terms=_same: (np.swapaxes(g, *_swapped(p)),)),
     OpSpec("index", 1, lambda a, p: _index_np(a, p),
            "{0}[{p_index}]", False,
            lambda p: "SelectBackward0" if isinstance(p, int) else "SliceBackward0",

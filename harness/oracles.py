@@ -3,15 +3,23 @@
 **Analytic oracle** (`analytic_grads`, what the suites compare against): reverse mode over the
 program in float64 NumPy, with each op's vector-Jacobian product written beside its forward pass
 in ops.py. Error analysis: every op rounds once in its forward and once in its backward, each a
-relative error of at most u = 2**-53 ~ 1.1e-16 (float32: 2**-24 ~ 6e-8) of its operands. A program
-has at most about 14 ops (max_ops plus the endings strategies.py appends), and the ops' domains
-(ops.py) bound how much an error is amplified on its way to a gradient (|d log| <= 1/LOG_MIN = 10,
-|d(1/b)| <= 1/DIV_MIN**2 = 4, exp <= e**EXP_MAX ~ 55 but then bounded by MAGNITUDE_MAX). So a
-correct gradient differs from the exact one by at most about 2 * 14 * u * 10 relative to
-max(1, the largest gradient entry): 3e-14 in float64, 2e-5 in float32. The tolerances below are
-these bounds, rounded up: 1e-12 for float64 and 2e-5 for float32. Measured on 2,000 random
-programs (tests/test_oracles.py keeps the float64 side as a test): torch's float64 gradients
-agree with the analytic oracle to 4e-16, its float32 gradients to 4.3e-7.
+relative error of at most u = 2**-53 ~ 1.1e-16 (float32: 2**-24 ~ 6e-8) of its operands. A
+gradient entry is a sum of terms, one per path from the output to it, each a product of partial
+derivatives; each rounding error is relative to one such term, so the scale of the error is the
+sum of the terms' sizes, not the size of the sum: the *absolute gradient*, the same reverse pass
+with the cotangent and every product term replaced by its absolute value (`Gradients.magnitude`,
+computed alongside). Where terms cancel it is far larger than the gradient: `v / v` with upstream
+gradient g adds g / v and -g * v / v**2, two terms of size |g / v| that sum to 0 (found by the
+false-alarm sweep: terms of about 250 cancelled, and float32 torch was off by 3.2e-5). A
+program has at most about 14 ops (max_ops plus the endings strategies.py appends), and the ops'
+domains (ops.py) bound how much a forward error is amplified on its way to a gradient
+(|d log| <= 1/LOG_MIN = 10, |d(1/b)| <= 1/DIV_MIN**2 = 4, exp <= e**EXP_MAX ~ 55 but then bounded
+by MAGNITUDE_MAX). So a correct gradient differs from the exact one by at most about
+2 * 14 * u * 10 relative to max(1, the largest gradient entry, the largest absolute-gradient
+entry): 3e-14 in float64, 2e-5 in float32. The tolerances below are these bounds, rounded up:
+1e-12 for float64 and 2e-5 for float32. Measured on 2,000 random programs (tests/test_oracles.py
+keeps the float64 side as a test): torch's float64 gradients agree with the analytic oracle to
+4e-16, its float32 gradients to 4.3e-7.
 What they catch: a float64 engine that computes one op's backward, or its accumulation into
 .grad, in float32 errs by about 1e-8 relative (10,000 times the float64 tolerance); a float32
 engine whose gradients are off by a relative 1e-3 errs 50 times beyond the float32 tolerance.
@@ -77,20 +85,37 @@ def finite_difference_grads(program: Program, cotangent: np.ndarray | None = Non
     return {name: central_differences(objective(name), base[name]) for name in names}
 
 
+class Gradients(dict):
+    """Gradients by variable name, with `magnitude`: the largest entry of their absolute gradients
+    (the scale of the rounding errors a correct engine makes in them, see above)."""
+
+    def __init__(self, grads: dict, magnitude: float):
+        super().__init__(grads)
+        self.magnitude = magnitude
+
+
 def analytic_grads(program: Program, cotangent: np.ndarray | None = None,
-                   wrt: list[str] | None = None) -> dict[str, np.ndarray]:
+                   wrt: list[str] | None = None) -> Gradients:
     """d(sum(output * cotangent))/d(variable) by reverse mode in float64 NumPy, with each op's
-    vector-Jacobian product from harness/ops.py; the same contract as finite_difference_grads."""
+    vector-Jacobian product from harness/ops.py; the same contract as finite_difference_grads.
+    The absolute gradients go along in the same pass: each vjp with |g| and every product term
+    replaced by its absolute value."""
     values = program.evaluate()
-    grads = {program.output: np.broadcast_to(
+    seed = np.broadcast_to(
         np.float64(1.0) if cotangent is None else np.asarray(cotangent, dtype=np.float64),
-        values[program.output].shape).copy()}
+        values[program.output].shape)
+    grads, sizes = {program.output: seed.copy()}, {program.output: np.abs(seed)}
     for node in reversed(program.nodes):
         if node.name not in grads:
             continue
-        inputs = tuple(values[arg] for arg in node.args)
-        for arg, grad in zip(node.args, OPS[node.op].vjp(grads[node.name], inputs, node.param,
-                                                          values[node.name])):
+        spec, inputs = OPS[node.op], tuple(values[arg] for arg in node.args)
+        signed = spec.vjp(grads[node.name], inputs, node.param, values[node.name])
+        absolute = spec.vjp(sizes[node.name], inputs, node.param, values[node.name], terms=np.abs)
+        for arg, grad, size in zip(node.args, signed, absolute):
             grads[arg] = grads[arg] + grad if arg in grads else np.asarray(grad, np.float64)
+            sizes[arg] = sizes[arg] + size if arg in sizes else np.asarray(size, np.float64)
     names = wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]
-    return {name: grads.get(name, np.zeros_like(values[name])) for name in names}
+    magnitude = max((float(np.max(sizes[name], initial=0.0)) for name in names if name in sizes),
+                    default=0.0)
+    return Gradients({name: grads.get(name, np.zeros_like(values[name])) for name in names},
+                     magnitude)

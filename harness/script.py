@@ -37,14 +37,14 @@ def values(x):
     return np.asarray(x if plain else to_numpy(x), dtype=np.float64)
 
 
-def assert_close(actual, expected, rtol, atol_scale, what):
+def assert_close(actual, expected, rtol, atol_scale, what, magnitude=0.0):
     """Fail unless `actual` is within rtol (relative) and atol of `expected`, where
-    atol = atol_scale * max(1, the largest |expected|)."""
+    atol = atol_scale * max(1, the largest |expected|, the magnitude of the terms it adds up)."""
     assert actual is not None, f"{what} is None, expected {expected}"
     actual, expected = values(actual), values(expected)
     assert actual.shape == expected.shape, (
         f"{what} has shape {actual.shape}, expected {expected.shape}")
-    atol = atol_scale * max(1.0, np.abs(expected).max(initial=0.0))
+    atol = atol_scale * max(1.0, np.abs(expected).max(initial=0.0), magnitude)
     error = np.abs(actual - expected)
     assert np.all(error <= atol + rtol * np.abs(expected)), (
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
@@ -107,24 +107,28 @@ class Script:
         self._execute(f"assert {condition}, f{message!r}", behaviour)
 
     def check_close(self, expression: str, expected, *, dtype: str, oracle: str,
-                    tolerance: Tolerance | None = None, behaviour: str | None = None) -> None:
+                    magnitude: float = 0.0, tolerance: Tolerance | None = None,
+                    behaviour: str | None = None) -> None:
         """Assert that the tensor `expression` matches `expected` (the `oracle`'s values) within
         `dtype`'s tolerance (harness/oracles.py), or the oracle's own `tolerance` where it is
-        coarser; None fails as None."""
+        coarser; the absolute part scales with `magnitude` where the expected values add up
+        larger terms (an analytic oracle's `Gradients.magnitude`). None fails as None."""
         __tracebackhide__ = True
         self.check_agrees(expression, literal(expected), dtype=dtype, oracle=oracle,
-                          tolerance=tolerance, behaviour=behaviour)
+                          magnitude=magnitude, tolerance=tolerance, behaviour=behaviour)
 
     def check_agrees(self, actual: str, expected: str, *, dtype: str, oracle: str,
-                     tolerance: Tolerance | None = None, behaviour: str | None = None) -> None:
+                     magnitude: float = 0.0, tolerance: Tolerance | None = None,
+                     behaviour: str | None = None) -> None:
         """Assert that `actual` matches `expected`, both script expressions (tensors, arrays or
         literals: the engine against an algebraic oracle, or against itself), within `dtype`'s
-        tolerance or the oracle's own."""
+        tolerance or the oracle's own, scaled as check_close's."""
         __tracebackhide__ = True
         tolerance = tolerance or TOLERANCES[dtype]
         what = f"{actual} ({oracle} oracle)"
+        scale = f", magnitude={float(magnitude)!r}" if magnitude > 1 else ""
         self._execute(f"assert_close({actual}, {expected}, rtol={tolerance.rtol!r}, "
-                      f"atol_scale={tolerance.atol_scale!r}, what={what!r})", behaviour)
+                      f"atol_scale={tolerance.atol_scale!r}, what={what!r}{scale})", behaviour)
 
     def raises(self, code: str, message: str | None = None, *, error: str = "RuntimeError",
                behaviour: str | None = None) -> None:

@@ -1,6 +1,7 @@
 """nn.Module: parameters require grad, so module outputs do; freezing keeps grads None; Linear and
 MSELoss have the gradients of the functions they compute (MOD-*)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
@@ -149,12 +150,17 @@ def test_linear_has_the_gradients_of_x_times_w_transposed_plus_b(engine, fan_in,
                f"layer.bias = torch.nn.Parameter(torch.tensor({literal(b)}, dtype=torch.float64))",
                f"x = torch.tensor({literal(x)}, dtype=torch.float64, requires_grad=True)",
                "out = layer(x)")
-    script.check_close("out", x @ w.T + b, dtype="float64", oracle="x W^T + b")
+    # Each sum of products rounds relative to the sum of the products' sizes (harness/oracles.py).
+    sizes = [float(np.max(a, initial=0.0)) for a in (abs(x) @ abs(w).T + abs(b), abs(v).T @ abs(x),
+                                              abs(v).sum(axis=0), abs(v) @ abs(w))]
+    script.check_close("out", x @ w.T + b, dtype="float64", oracle="x W^T + b",
+                       magnitude=sizes[0])
     script.run(f"out.backward(torch.tensor({literal(v)}, dtype=torch.float64))")
-    script.check_close("layer.weight.grad", v.T @ x, dtype="float64", oracle="v^T x")
+    script.check_close("layer.weight.grad", v.T @ x, dtype="float64", oracle="v^T x",
+                       magnitude=sizes[1])
     script.check_close("layer.bias.grad", v.sum(axis=0), dtype="float64",
-                       oracle="v summed over the batch")
-    script.check_close("x.grad", v @ w, dtype="float64", oracle="v W")
+                       oracle="v summed over the batch", magnitude=sizes[2])
+    script.check_close("x.grad", v @ w, dtype="float64", oracle="v W", magnitude=sizes[3])
 
 
 @behaviour("MOD-15")
@@ -187,11 +193,15 @@ def test_mse_loss_has_the_gradients_of_the_squared_error(engine, shape, data, re
                f"loss.backward(torch.tensor({literal(c)}, dtype=torch.float64))")
     difference = arrays["input"] - arrays["target"]
     common = c * 2.0 * difference / (difference.size if reduction == "mean" else 1)
+    # the size of what is summed, where the difference or the broadcast sum cancels
+    size = (abs(c) * 2.0 / (difference.size if reduction == "mean" else 1)
+            * (abs(arrays["input"]) + abs(arrays["target"])))
     for name, grad in (("input", common), ("target", -common)):
         if requiring in (name, "both"):
             script.check_close(f"{name}.grad",
                                grad.reshape((-1,) + operand_shapes[name]).sum(axis=0),
-                               dtype="float64",
+                               magnitude=size.reshape((-1,) + operand_shapes[name]).sum(axis=0)
+                               .max(), dtype="float64",
                                oracle=f"{'-' if name == 'target' else ''}2 c (input - target)"
                                       f"{' / n' if reduction == 'mean' else ''}, summed to "
                                       f"{name}'s shape")

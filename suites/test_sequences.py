@@ -48,6 +48,7 @@ class Root:
     h_modified: bool = False
     h_retained: bool = False
     h_model: np.ndarray | None = None
+    h_size: float = 0.0            # the size of the contributions added up in h_model
     source: "Root | None" = None   # the root whose h (and version counter) this graph saved
                                    # through h.detach(), possibly repeated
     h_untracked: bool = False      # h.grad is not promised any more (after a failed backward)
@@ -91,6 +92,9 @@ class AutogradSequence(RuleBasedStateMachine):
         self.values = {name: data.draw(full_precision_values((SIZE,), self.dtype), label=name)
                        for name in ("a", "b", "c")}
         self.model = {"a": None, "b": None}
+        # The sizes of the contributions added up in each model gradient since it was last
+        # reset: the scale of an accumulation's rounding errors (harness/oracles.py).
+        self.sizes = {"a": 0.0, "b": 0.0}
         self.script.run(*(f"{name} = torch.tensor({self.values[name].tolist()!r}, "
                           f"dtype=torch.{self.dtype}{grad})"
                           for name, grad in (("a", ", requires_grad=True"),
@@ -151,9 +155,11 @@ class AutogradSequence(RuleBasedStateMachine):
         for name, grad in root.leaf_grads.items():
             current = self.model[name]
             self.model[name] = weight * grad if current is None else current + weight * grad
+            self.sizes[name] += abs(weight) * float(np.abs(grad).max())
         if root.h_retained:
             contribution = weight * root.h_grad
             root.h_model = contribution if root.h_model is None else root.h_model + contribution
+            root.h_size += float(np.abs(contribution).max())
         if not retain and root.saves:
             root.freed = True
 
@@ -164,6 +170,7 @@ class AutogradSequence(RuleBasedStateMachine):
                          label="leaf")
         self.script.run(f"{name}.{way}")
         self.model[name] = None if way == "grad = None" else np.zeros(SIZE)
+        self.sizes[name] = 0.0
 
     @precondition(lambda self: self.engine.has("optim"))
     @rule(set_to_none=st.booleans())
@@ -172,6 +179,7 @@ class AutogradSequence(RuleBasedStateMachine):
         for name, grad in self.model.items():
             if grad is not None:
                 self.model[name] = None if set_to_none else np.zeros(SIZE)
+                self.sizes[name] = 0.0
 
     @precondition(lambda self: self.roots)
     @rule(data=st.data())
@@ -221,7 +229,7 @@ class AutogradSequence(RuleBasedStateMachine):
                                   f"{name}.grad should be None, but is {{{name}.grad}}")
             else:
                 self.script.check_close(f"{name}.grad", expected, dtype=self.dtype,
-                                        oracle="sequence model")
+                                        oracle="sequence model", magnitude=self.sizes[name])
         self.script.check("c.grad is None", "c does not require grad but has .grad {c.grad}")
         for root in self.roots:
             if root.h_retained:
@@ -230,7 +238,8 @@ class AutogradSequence(RuleBasedStateMachine):
                                       f"{root.h}.grad before any backward: {{{root.h}.grad}}")
                 else:
                     self.script.check_close(f"{root.h}.grad", root.h_model, dtype=self.dtype,
-                                            oracle="sequence model (retained)")
+                                            oracle="sequence model (retained)",
+                                            magnitude=root.h_size)
 
     def teardown(self):
         # Not a step of the sequence: grad mode is global, and the next example (and test) must
