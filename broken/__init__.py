@@ -159,6 +159,28 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_exp_backward_in_float32": ("VAL-1",),
     "reference_accumulation_in_float32": ("ACC-1",),
     "torch_float32_grads_slightly_off": ("VAL-2",),
+    # custom autograd.Function
+    "reference_function_outputs_not_attached": ("FN-1",),
+    "reference_function_node_named_generically": ("FN-2",),
+    "reference_function_forward_recorded": ("FN-3",),
+    "reference_function_backward_gets_ones": ("FN-4",),
+    "reference_function_saved_tensors_unversioned": ("FN-5",),
+    "reference_function_saved_tensors_never_freed": ("FN-6",),
+    "reference_function_needs_input_grad_for_every_tensor": ("FN-7",),
+    "reference_function_non_differentiable_ignored": ("FN-8",),
+    "reference_function_always_materializes": ("FN-9",),
+    "reference_function_none_gradient_as_zeros": ("FN-10",),
+    "reference_function_gradient_count_unchecked": ("FN-11",),
+    "reference_function_gradient_resized": ("FN-12",),
+    "reference_function_gradient_not_summed": ("FN-13",),
+    "reference_function_records_under_no_grad": ("FN-14",),
+    "reference_function_dirty_ignored": ("FN-15",),
+    "reference_function_once_differentiable_ignored": ("FN-16",),
+    "reference_function_backward_never_recorded": ("FN-17",),
+    "reference_function_setup_context_before_forward": ("FN-18",),
+    "reference_function_one_node_per_class": ("FN-19",),
+    "reference_function_messages_generic": ("FN-20",),
+    "reference_function_edges_for_numbers": ("FN-21",),
 }
 
 

@@ -23,6 +23,8 @@ CAPABILITIES = {
     "nn": "nn.Module, Parameter, Linear, Sequential, ReLU, Tanh, Sigmoid, MSELoss",
     "optim": "optim.SGD and optim.Adam",
     "legacy": "the seeds' removed API names (Variable, volatile, retain_variables)",
+    "custom_function": "autograd.Function (static forward/backward, apply, setup_context, ctx) "
+                       "and autograd.function.once_differentiable",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

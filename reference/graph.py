@@ -48,6 +48,7 @@ class Node:
 
     __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
+    outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
 
     def __init__(self, *inputs):
@@ -80,6 +81,10 @@ class Node:
                 versions.append(None)
         self._saved = values
         self._versions = tuple(versions)
+
+    def produced(self, value):
+        """Whether a saved value is this node's own output (named as such in the version error)."""
+        return self.saves_result and value is self._saved[-1]
 
     def saved(self, like):
         """The saved values, as Tensors if `like` (the incoming gradient) is one, else as arrays."""
@@ -200,19 +205,20 @@ def grad_accumulator(leaf):
 
 
 def edge(x):
-    """The (node, 0) pair through which gradient reaches x; (None, 0) if x needs none (GFN-3). No
+    """The (node, output number) pair through which gradient reaches x; (None, 0) if x needs none
+    (GFN-3). No
     gradient is ever delivered to a tensor that does not require grad, so such a leaf, a frozen
     parameter included, keeps grad None after backward (REQ-9, MOD-5)."""
     if not isinstance(x, Tensor) or not x._requires_grad:
         return _NO_EDGE
     node = x.grad_fn
-    return (node if node is not None else grad_accumulator(x), 0)
+    return (node, x._output_nr) if node is not None else (grad_accumulator(x), 0)
 
 
 def _modified_message(tensor, expected, node):
     """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7)."""
     shape = list(tensor.shape)
-    producer = node if node.saves_result and tensor is node._saved[-1] else tensor.grad_fn
+    producer = node if node.produced(tensor) else tensor.grad_fn
     described = f"[torch.{tensor.dtype.tensor_type} {shape}]"
     if producer is not None:
         described += f", which is output 0 of {_forward_name(producer)},"
@@ -226,9 +232,10 @@ def _modified_message(tensor, expected, node):
 
 def _forward_name(node):
     """How torch 2.13 names a tensor's producer in the version error (INP-5): 'MulBackward0' -> 'Mul',
-    'SumBackward1' -> 'Sum1'; names without a numbered 'Backward' stay as `name()` gives them."""
+    'SumBackward1' -> 'Sum1', a custom Function's 'ExpFBackward' -> 'ExpF' (FN-5); other names stay
+    as `name()` gives them."""
     name = node.name()
     base, found, number = name.rpartition("Backward")
-    if not found or not number.isdigit():
+    if not found or not (number.isdigit() or number == ""):
         return name
     return base if number == "0" else base + number

@@ -43,8 +43,8 @@ class _VersionCounter:
 class Tensor(Conversions):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
-    __slots__ = ("_array", "_requires_grad", "grad_fn", "_grad", "_counter", "_base", "_view_key",
-                 "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
+    __slots__ = ("_array", "_requires_grad", "grad_fn", "_output_nr", "_grad", "_counter", "_base",
+                 "_view_key", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -86,6 +86,11 @@ class Tensor(Conversions):
     @property
     def device(self):
         return "cpu"
+
+    @property
+    def output_nr(self):
+        """Which output of its grad_fn this tensor is (0 but for a custom Function's others)."""
+        return self._output_nr
 
     @property
     def is_leaf(self):
@@ -259,6 +264,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._array = array
     t._requires_grad = requires_grad
     t.grad_fn = grad_fn
+    t._output_nr = 0
     t._grad = None
     t._counter = None
     t._base = None

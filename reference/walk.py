@@ -58,8 +58,19 @@ def _leading_to(roots, targets):
     return needed
 
 
+def _arrive(pending, node, index, grad):
+    """Add `grad`, arriving at output `index` of `node`, to what the node has received: one sum,
+    or for a node of several outputs (a custom Function's) one sum per output, None where nothing
+    arrived (FN-9)."""
+    if node.outputs == 1:
+        pending[node] = pending[node] + grad if node in pending else grad
+        return
+    slots = pending.setdefault(node, [None] * node.outputs)
+    slots[index] = grad if slots[index] is None else slots[index] + grad
+
+
 def run_backward(roots, grads, keep_graph, create_graph, targets=None):
-    """Propagate `grads` from the `roots` nodes through the graph.
+    """Propagate `grads` from the `roots` edges, (node, output number) pairs, through the graph.
 
     Each node's backward turns the gradient of its output into one per input, a vector-Jacobian
     product, so a root gradient v reaches the leaves as v^T J (JAC-5), and the unit vector e_i as
@@ -80,8 +91,8 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     no_grad on a graph built before it computes the usual gradients (MODE-8).
     """
     pending = {}
-    for node, grad in zip(roots, grads):
-        pending[node] = pending[node] + grad if node in pending else grad
+    for (node, index), grad in zip(roots, grads):
+        _arrive(pending, node, index, grad)
     dependents = _count_dependents(pending)
     needed = None if targets is None else _leading_to(pending, targets)
     ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
@@ -102,11 +113,11 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
                     outputs = node.backward(grad)
                     if not keep_graph and node._saved:
                         node._saved = None  # release the saved values (RETAIN-1)
-            for (child, _), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
+            for (child, index), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
                 if child is None:
                     continue
                 if child_grad is not None:
-                    pending[child] = pending[child] + child_grad if child in pending else child_grad
+                    _arrive(pending, child, index, child_grad)
                 left = dependents[child] - 1
                 dependents[child] = left
                 if not left:
@@ -116,7 +127,11 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
 
 
 def _run_tensor_hooks(node, grad):
-    """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8)."""
+    """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8).
+    A node keeps them for one output: a known limit for a custom Function with several."""
+    if node.outputs > 1:
+        raise NotImplementedError("reference: tensor hooks or retain_grad on an output of a custom "
+                                  "Function with several outputs")
     as_array = not isinstance(grad, Tensor)
     value = make(np.asarray(grad)) if as_array else grad
     for hook in (node._pre_hooks or {}).values():

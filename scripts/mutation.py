@@ -59,10 +59,13 @@ PLUMBING = {
     "graph.py": ("Node.__init__", "Node.needs_grad", "Node.save", "Node.saved", "Node._unpack",
                  "AccumulateGrad.backward", "accumulate_into", "recording", "record",
                  "input_node", "grad_accumulator", "edge"),
-    "walk.py": ("_count_dependents", "_leading_to", "run_backward", "_run_tensor_hooks",
-                "_store_retained"),
-    "autograd/gradients.py": ("_root_grads", "_root_nodes", "backward", "_accumulator_of",
-                              "grad", "_capture"),
+    "walk.py": ("_count_dependents", "_leading_to", "_arrive", "run_backward",
+                "_run_tensor_hooks", "_store_retained"),
+    "autograd/gradients.py": ("_root_grads", "_root_edges", "_for_output", "backward",
+                              "_accumulator_of", "grad", "_capture"),
+    "autograd/function.py": ("FunctionBackward.__init__", "FunctionBackward.backward",
+                             "FunctionBackward._incoming", "FunctionBackward._checked",
+                             "Function.apply", "_run_forward", "_attach", "_as_output"),
 }
 # ops/ functions that are not reached from a backward method but only exist for one: the forward
 # computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to.

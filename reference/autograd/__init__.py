@@ -1,6 +1,8 @@
-"""`reference.autograd`: backward, grad, the legacy Variable shim, and `functional.jacobian`."""
-from . import functional  # noqa: F401 - reference.autograd.functional.jacobian
+"""`reference.autograd`: backward, grad, custom Functions, the legacy Variable shim, and
+`functional.jacobian`."""
+from . import function, functional  # noqa: F401 - reference.autograd.function.once_differentiable
+from .function import Function
 from .gradients import backward, grad
 from .variable import Variable
 
-__all__ = ["Variable", "backward", "functional", "grad"]
+__all__ = ["Function", "Variable", "backward", "function", "functional", "grad"]

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from .. import graph, walk
-from ..graph import input_node
+from ..graph import edge, input_node
 from ..tensor import Tensor, make
 
 
@@ -47,16 +47,22 @@ def _root_grads(outputs, grad_outputs, as_tensors):
     return grads
 
 
-def _root_nodes(outputs):
-    """Where each output's gradient starts: its grad_fn, or for a leaf its AccumulateGrad, which
-    saves nothing, so backward on a leaf fills its own .grad and can be repeated (REQ-13). An output
-    that does not require grad raises (REQ-10, MSG-3)."""
-    nodes = []
+def _root_edges(outputs):
+    """Where each output's gradient starts: its grad_fn (at the output's number), or for a leaf its
+    AccumulateGrad, which saves nothing, so backward on a leaf fills its own .grad and can be
+    repeated (REQ-13). An output that does not require grad raises (REQ-10, MSG-3)."""
+    edges = []
     for i, out in enumerate(outputs):
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        nodes.append(input_node(out))
-    return nodes
+        edges.append(edge(out))
+    return edges
+
+
+def _for_output(grad, t):
+    """The part of what arrived at t's node that is t's: all of it, unless the node is a custom
+    Function's with several outputs, which receives one gradient (or None) per output."""
+    return grad[t._output_nr] if input_node(t).outputs > 1 else grad
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -69,23 +75,30 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if create_graph:
         walk.warn_create_graph_backward()
     grads = _root_grads(outputs, grad_tensors, create_graph)
-    roots = _root_nodes(outputs)
+    roots = _root_edges(outputs)
     targets = None
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        targets = {}
+        by_node = {}  # the outputs of one custom Function share its node
         for t in inputs:
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-            targets[input_node(t)] = _accumulator_of(t)
+            by_node.setdefault(input_node(t), {})[id(t)] = t
+        targets = {node: _accumulator_of(list(ts.values())) for node, ts in by_node.items()}
     walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
 
 
-def _accumulator_of(t):
-    """What backward(inputs=[t]) does with t's gradient: accumulate it into t.grad (MISC-4)."""
-    return lambda grad: graph.accumulate_into(t, grad)
+def _accumulator_of(tensors):
+    """What backward(inputs=[...]) does with the gradient that reaches the node of `tensors`:
+    accumulate each one's part into its .grad (MISC-4)."""
+    def accumulate(grad):
+        for t in tensors:
+            part = _for_output(grad, t)
+            if part is not None:
+                graph.accumulate_into(t, part)
+    return accumulate
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -110,7 +123,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if not t._requires_grad:  # REQ-12
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _root_grads(outputs, grad_outputs, create_graph)  # v^T J for grad_outputs v (JAC-2)
-    roots = _root_nodes(outputs)
+    roots = _root_edges(outputs)
     captured = {}
     # A non-leaf input's gradient is the one that arrives at its grad_fn (GRAD-4).
     targets = {input_node(t): _capture(captured, input_node(t)) for t in inputs}
@@ -119,6 +132,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     results = []
     for i, t in enumerate(inputs):
         g = captured.get(input_node(t))
+        g = None if g is None else _for_output(g, t)
         if g is None:
             if not allow_unused:  # GRAD-2
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "

@@ -1,0 +1,230 @@
+"""Custom differentiable operations: `Function`, its context, and `once_differentiable` (FN-*).
+
+As the "Extending torch.autograd" note describes: a subclass writes `forward` and `backward` as
+static methods and is called through `apply`. The context `ctx` that forward fills and backward
+reads is the node itself, an instance of a class made once per Function and named
+`<Function>Backward` (FN-1), so that what forward saves lives exactly as long as the graph.
+
+Known limit: the outputs of a Function with several outputs take no tensor hooks and no
+retain_grad (the walk raises NotImplementedError): a node keeps those for one output.
+"""
+import functools
+
+import numpy as np
+
+from .. import grad_mode
+from ..graph import Node
+from ..ops.common import sum_to
+from ..tensor import Tensor, make
+
+_state = grad_mode.state
+ONCE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
+DIRTY_LEAF_MESSAGE = "a leaf Variable that requires grad has been used in an in-place operation."
+
+
+class FunctionBackward(Node):
+    """The node of one `apply`, and the `ctx` of its forward and backward.
+
+    Its edges go to the tensor arguments only (a number has no gradient); `needs_input_grad` has
+    one flag per argument (FN-7). It has one output per tensor forward returned, so the walk hands
+    its backward one gradient per output, or None where none arrived (walk.py).
+    """
+
+    _function = None  # the Function subclass, set on the class that `_node_class` makes
+    outputs = 1
+
+    def __init__(self, args):
+        super().__init__(*[a for a in args if isinstance(a, Tensor)])
+        self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        self._arguments = [(a._array.shape, a._array.dtype) if isinstance(a, Tensor) else None
+                           for a in args]
+        self._dirty, self._non_differentiable = (), ()
+        self._materialize = True
+        self._output_metas = ()
+        self._saved_outputs = ()
+
+    # ----- what forward (or setup_context) calls ------------------------------------------------
+    def save_for_backward(self, *tensors):
+        """Keep tensors (or None) for backward, version-checked when read (FN-4, FN-5)."""
+        self.save(*tensors)
+
+    def produced(self, value):
+        return any(value is out for out in self._saved_outputs)
+
+    @property
+    def saved_tensors(self):
+        """The saved tensors as they were saved; raises once backward freed them (FN-6) or one was
+        modified in place since (FN-5)."""
+        return tuple(self._unpack(True))
+
+    def mark_dirty(self, *tensors):
+        """Forward modified these inputs in place and returns them (FN-15)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        """These outputs get no gradient: they do not require grad (FN-8)."""
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        """False: backward receives None, not zeros, for outputs no gradient reached (FN-9)."""
+        self._materialize = value
+
+    # ----- what the walk calls ------------------------------------------------------------------
+    def backward(self, grad):
+        """Call the Function's backward with one gradient per output, then check and shape what it
+        returns: one gradient (or None) per forward argument (FN-10 .. FN-13)."""
+        as_tensors = any(isinstance(g, Tensor) for g in _listed(grad))  # under create_graph
+        incoming = [self._incoming(g, i) for i, g in enumerate(_listed(grad, self.outputs))]
+        returned = self._function.backward(self, *incoming)
+        returned = returned if isinstance(returned, tuple) else (returned,)
+        while len(returned) > len(self._arguments) and returned[-1] is None:
+            returned = returned[:-1]  # extra trailing Nones are allowed (FN-10)
+        if len(returned) != len(self._arguments):  # FN-11
+            raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                               f"(expected {len(self._arguments)}, got {len(returned)})")
+        grads = []
+        for i, (g, meta) in enumerate(zip(returned, self._arguments)):
+            if meta is None:
+                if g is not None:  # a number's gradient must be None
+                    raise RuntimeError(f"function {self.name()} returned a gradient different than None "
+                                       f"at position {i + 1}, but the corresponding forward input was "
+                                       "not a Variable")
+                continue
+            grads.append(None if g is None else self._checked(g, i, meta, as_tensors))
+        return grads
+
+    def _incoming(self, g, index):
+        """A gradient as backward receives it: a Tensor, zeros where none arrived unless
+        materializing is off (FN-9)."""
+        if g is None:
+            if not self._materialize:
+                return None
+            shape, dtype = self._output_metas[index]
+            return make(np.zeros(shape, dtype))
+        return g if isinstance(g, Tensor) else make(np.asarray(g))
+
+    def _checked(self, g, index, meta, as_tensors):
+        """A returned gradient summed to its input's shape where it broadcasts to it and cast to its
+        dtype (FN-13); another shape raises (FN-12)."""
+        shape = meta[0]
+        try:
+            fits = np.broadcast_shapes(shape, g.shape) == tuple(g.shape)
+        except ValueError:
+            fits = False
+        if not fits:
+            raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {index} - "
+                               f"got {list(g.shape)} but expected shape compatible with {list(shape)}")
+        return sum_to(g if as_tensors else g._array, meta)
+
+
+def _listed(grad, outputs=None):
+    """The gradients of a node's outputs as a list (a single output's gradient comes alone)."""
+    if isinstance(grad, list):
+        return grad
+    return [grad] if outputs is None or outputs == 1 else [grad] + [None] * (outputs - 1)
+
+
+class Function:
+    """Subclass with static `forward(ctx, *args)` (or `forward(*args)` plus
+    `setup_context(ctx, inputs, output)`) and `backward(ctx, *grads)`; call `apply`."""
+
+    @staticmethod
+    def forward(*args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args):
+        """Run forward, then make its outputs the node's when an argument requires grad in grad
+        mode (FN-1, FN-14)."""
+        ctx = _node_class(cls)(args)
+        result = _run_forward(cls, ctx, args)
+        outputs = result if isinstance(result, tuple) else (result,)
+        if _state.enabled and any(ctx.needs_input_grad):
+            outputs = _attach(ctx, args, outputs)
+        return outputs if isinstance(result, tuple) else outputs[0]
+
+
+def _run_forward(cls, ctx, args):
+    """forward, without recording (FN-3); the form without ctx is followed by setup_context
+    (FN-18)."""
+    with grad_mode.no_grad():
+        if cls.setup_context is Function.setup_context:
+            return cls.forward(ctx, *args)
+        result = cls.forward(*args)
+        cls.setup_context(ctx, args, result)
+        return result
+
+
+@functools.lru_cache(maxsize=None)
+def _node_class(function):
+    """The node class of a Function subclass, named as torch names it: `<Name>Backward` (FN-1)."""
+    return type(f"{function.__name__}Backward", (FunctionBackward,), {"_function": function})
+
+
+def _attach(ctx, args, outputs):
+    """The forward's outputs as outputs of ctx: dirty inputs rebased onto it (FN-15), an input
+    returned unchanged as a view of it, non-differentiable ones left alone (FN-8)."""
+    tensors = [out for out in outputs if isinstance(out, Tensor)]
+    ctx.outputs = len(tensors)
+    ctx._output_metas = tuple((t._array.shape, t._array.dtype) for t in tensors)
+    attached, number = [], 0
+    for out in outputs:
+        if isinstance(out, Tensor):
+            out = _as_output(ctx, args, out, number)
+            number += 1
+        attached.append(out)
+    ctx._saved_outputs = [out for out in tensors if any(out is s for s in ctx._saved)]
+    return tuple(attached)
+
+
+def _as_output(ctx, args, out, number):
+    if any(out is t for t in ctx._non_differentiable):
+        return out
+    if any(out is t for t in ctx._dirty):
+        if out._requires_grad and out.grad_fn is None:
+            raise RuntimeError(DIRTY_LEAF_MESSAGE)
+        out._bump_version()
+    elif any(out is a for a in args):
+        view = make(out._array)
+        view._base, view._counter = out, out._shared_counter()
+        out = view
+    out._set_grad_fn(ctx)
+    out._output_nr = number
+    return out
+
+
+def once_differentiable(backward):
+    """Run backward without recording; under create_graph its gradients require grad, but
+    differentiating them raises (FN-16)."""
+    @functools.wraps(backward)
+    def run_once(ctx, *grads):
+        with grad_mode.no_grad():
+            returned = backward(ctx, *grads)
+        requiring = [g for g in grads if isinstance(g, Tensor) and g._requires_grad]
+        if not (_state.enabled and requiring):
+            return returned
+        returned = returned if isinstance(returned, tuple) else (returned,)
+        return tuple(None if g is None else make(g._array, True, DelayedError(*requiring))
+                     for g in returned)
+    return run_once
+
+
+class DelayedError(Node):
+    """The node of a once_differentiable backward's gradients: reaching it raises (FN-16)."""
+
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::Error"
+
+    def backward(self, grad):
+        raise RuntimeError(ONCE_MESSAGE)

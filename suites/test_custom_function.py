@@ -1,0 +1,620 @@
+"""Custom differentiable operations: torch.autograd.Function subclasses with static forward and
+backward, called through apply, and what ctx offers between them (FN-*), as the "Extending
+torch.autograd" note and the Function API page describe them."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import event, given, strategies as st
+
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.ops import OPS, render
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import (ARITHMETIC, POWERS, REDUCTIONS, SHAPING,
+                                                     UNARY_ARITHMETIC, UNARY_FUNCTIONS,
+                                                     VECTOR_PRODUCTS, cotangents, float_dtypes,
+                                                     full_precision_values, op_applications,
+                                                     programs, recorded_nodes, shapes)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+pytestmark = needs("custom_function")
+
+
+# -- a Function for every op of the op set -----------------------------------------------------
+
+def _summed_to(expression: str, shape: tuple, target: tuple) -> str:
+    """`expression` (a gradient of `shape`) summed over the dims that broadcasting added to or
+    stretched in `target`, written with Tensor.sum."""
+    text = f"({expression})"
+    for _ in range(len(shape) - len(target)):
+        text += ".sum(dim=0)"
+    lead = len(shape) - len(target)
+    for dim, size in enumerate(target):
+        if size == 1 and shape[lead + dim] != 1:
+            text += f".sum(dim={dim}, keepdim=True)"
+    return text
+
+
+def _selection(rows, size, shape, dtype) -> str:
+    """The gradient of taking `rows` of dim 0 (of `size`) from a tensor of `shape`: the selection
+    matrix's transpose times g's rows, so that a repeated row adds up."""
+    matrix = np.zeros((len(rows), size))
+    matrix[np.arange(len(rows)), rows] = 1.0
+    rest = int(np.prod(shape[1:], dtype=int))
+    return (f"(torch.tensor({literal(matrix.T)}, dtype=torch.{dtype}) @ "
+            f"g.reshape({len(rows)}, {rest})).reshape({shape})")
+
+
+def _formulas(node, shapes_by_name, dtype) -> tuple[str, ...]:
+    """Each input's gradient for `node`, in Tensor ops of the engine, from g (the incoming
+    gradient), a and b (the inputs) and r (the result): the op's backward formula."""
+    op, p = node.op, node.param
+    a_shape = shapes_by_name[node.args[0]]
+    if op in ("add", "sub", "mul", "div", "pow_tensor"):
+        local = {"add": ("g", "g"), "sub": ("g", "-g"), "mul": ("g * b", "g * a"),
+                 "div": ("g / b", "-g * a / (b * b)"),
+                 "pow_tensor": ("g * b * a ** (b - 1.0)", "g * r * torch.log(a)")}[op]
+        out = shapes_by_name[node.name]
+        return tuple(_summed_to(text, out, shapes_by_name[arg]) for text, arg in zip(local, node.args))
+    if op in ("sum", "mean"):
+        dim, keepdim = (p, False) if p is None or isinstance(p, int) else p
+        kept = list(a_shape)
+        if dim is not None:
+            kept[dim] = 1
+        count = int(np.prod(a_shape, dtype=int)) if dim is None else a_shape[dim]
+        scale = f" / {float(count)!r}" if op == "mean" else ""
+        return (f"g.reshape({tuple(kept) if dim is not None else ()}){scale} + torch.zeros_like(a)",)
+    if op in ("index", "index_list"):
+        rows = (list(p) if op == "index_list" else [p] if isinstance(p, int)
+                else list(range(*p)))
+        return (_selection(rows, a_shape[0], a_shape, dtype),)
+    if op == "matmul":
+        return ("g @ b.transpose(0, 1)", "a.transpose(0, 1) @ g")
+    if op == "mv":
+        rows, columns = a_shape
+        return (f"g.reshape({rows}, 1) @ b.reshape(1, {columns})", "a.transpose(0, 1) @ g")
+    if op == "pow":
+        return ("g * (0.0 * a)",) if p == 0 else (f"g * {float(p)!r} * a ** {p - 1}",)
+    if op == "dot":
+        return ("g * b", "g * a")
+    if op == "rpow":
+        return (f"g * r * {math.log(p)!r}",)
+    if op == "reshape":
+        return (f"g.reshape({a_shape})",)
+    if op == "transpose":
+        return ("g.transpose({}, {})".format(*((0, 1) if p is None else p)),)
+    return ({"neg": "-g", "clone": "g", "exp": "g * r", "log": "g / a",
+             "tanh": "g - g * r * r", "sigmoid": "g * r - g * r * r",
+             "relu": "g * (torch.relu(a) / a)", "abs": "g * (torch.abs(a) / a)",
+             "sqrt": "g * 0.5 / r"}[op],)
+
+
+def _function_class(node, shapes_by_name, dtype, *, setup_context=False) -> str:
+    """The source of a Function named Op_<node> computing `node`'s op, saving its inputs and
+    result, with the op's backward formula; with `setup_context`, forward takes no ctx and
+    setup_context saves (FN-18)."""
+    inputs = ("a", "b")[:OPS[node.op].arity]
+    formulas = _formulas(node, shapes_by_name, dtype)
+    arguments = ", ".join(inputs)
+    forward = (f"    @staticmethod\n"
+               f"    def forward({arguments}):\n"
+               f"        return {render(OPS[node.op], inputs, node.param)}\n"
+               f"    @staticmethod\n"
+               f"    def setup_context(ctx, inputs, output):\n"
+               f"        ctx.save_for_backward(*inputs, output)\n"
+               if setup_context else
+               f"    @staticmethod\n"
+               f"    def forward(ctx, {arguments}):\n"
+               f"        r = {render(OPS[node.op], inputs, node.param)}\n"
+               f"        ctx.save_for_backward({arguments}, r)\n"
+               f"        return r\n")
+    return (f"class Op_{node.name}(torch.autograd.Function):\n{forward}"
+            f"    @staticmethod\n"
+            f"    def backward(ctx, g):\n"
+            f"        {arguments}, r = ctx.saved_tensors\n"
+            f"        return {', '.join(formulas)}{',' if len(formulas) == 1 else ''}")
+
+
+def _program_with_a_function(engine, data, **options):
+    """A random program and one of its recorded nodes, to be computed by a Function."""
+    program = data.draw(programs(engine, candidates=recorded_nodes, **options), label="program")
+    name = data.draw(st.sampled_from(recorded_nodes(program)), label="node as a Function")
+    return program, program.node(name)
+
+
+def _build_with_function(script, program, node, **options):
+    """Build `program` with `node` computed by its Function (defined first)."""
+    shapes_by_name = {name: value.shape for name, value in program.evaluate().items()}
+    script.run(_function_class(node, shapes_by_name, program.dtype, **options))
+    call = f"{node.name} = Op_{node.name}.apply({', '.join(node.args)})"
+    script.build(program, wrap=lambda name, line: [call] if name == node.name else [line])
+
+
+def _check_function_of(engine, data, program, node):
+    """Build `program` with `node` computed by its Function: the node's output is a recorded
+    non-leaf (FN-1), and backward with a random gradient gives every leaf the op's own gradient
+    (FN-4)."""
+    __tracebackhide__ = True
+    event(f"op as a Function: {node.op}")
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
+    script = Script(engine, behaviour="FN-4")
+    _build_with_function(script, program, node)
+    script.check(f"{node.name}.requires_grad and not {node.name}.is_leaf "
+                 f"and {node.name}.grad_fn is not None",
+                 f"{node.name} = Op_{node.name}.apply(...) of an input that requires grad has "
+                 f"requires_grad={{{node.name}.requires_grad}}, grad_fn={{{node.name}.grad_fn}}",
+                 behaviour="FN-1")
+    script.run(f"out.backward(torch.tensor({literal(v)}, dtype=torch.{program.dtype}))")
+    assert_leaf_grads(script, program, analytic_grads(program, v),
+                      oracle=f"analytic v^T J, {node.op} as a Function")
+
+
+OP_FAMILIES = {"arithmetic": ARITHMETIC, "powers": POWERS, "functions": UNARY_FUNCTIONS,
+               "unary arithmetic": UNARY_ARITHMETIC, "reductions": REDUCTIONS,
+               "products": ("matmul",) + VECTOR_PRODUCTS, "indexing": SHAPING + ("index_list",)}
+
+
+@behaviour("FN-4", "FN-1")
+@pytest.mark.parametrize("family", sorted(OP_FAMILIES))
+@given(data=st.data())
+def test_a_function_written_from_an_op_gives_the_op_s_gradients(engine, family, data):
+    """Each op of the op set (a family per test, so that each op is drawn), computed by a
+    Function whose backward is the op's formula, applied once to leaves."""
+    op = data.draw(st.sampled_from(OP_FAMILIES[family]), label="op")
+    program = data.draw(op_applications(engine, op), label="program")
+    _check_function_of(engine, data, program, program.nodes[0])
+
+
+@behaviour("FN-4", "FN-1")
+@given(data=st.data())
+def test_a_function_inside_a_random_program_gives_its_gradients(engine, data):
+    """A recorded node of a random program computed by a Function written from its op."""
+    program, node = _program_with_a_function(engine, data)
+    _check_function_of(engine, data, program, node)
+
+
+@behaviour("FN-18")
+@given(data=st.data())
+def test_setup_context_gives_the_same_gradients(engine, data):
+    """The same Function written as forward(*args) plus setup_context(ctx, inputs, output), which
+    saves the inputs and the output: the gradients do not change."""
+    program, node = _program_with_a_function(engine, data, max_ops=4)
+    script = Script(engine)
+    _build_with_function(script, program, node, setup_context=True)
+    script.run("out.backward()")
+    assert_leaf_grads(script, program, analytic_grads(program),
+                      oracle=f"analytic, {node.op} as a Function with setup_context")
+
+
+# -- small Functions with known gradients -------------------------------------------------------
+
+CUBE = '''\
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 3.0 * g * x * x'''
+
+
+def _leaf(name, array, dtype, requires_grad=True):
+    flag = ", requires_grad=True" if requires_grad else ""
+    return f"{name} = torch.tensor({literal(array)}, dtype=torch.{dtype}{flag})"
+
+
+def _case(engine, data, dtype=None, wide=False):
+    """A dtype and moderate values of a random shape (the Cube's gradients stay exact enough);
+    `wide`: the last dim has 2 or 3 elements, so that no other size broadcasts from it."""
+    dtype = dtype or data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(max_dims=3 if wide else 4), label="shape")
+    if wide:
+        shape += (data.draw(st.integers(2, 3), label="last dim"),)
+    return dtype, data.draw(full_precision_values(shape, dtype), label="x")
+
+
+@behaviour("FN-2")
+@needs("grad_fn_names")
+@given(data=st.data())
+def test_the_node_is_named_after_the_function(engine, data):
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(CUBE, _leaf("x", x, dtype), "y = Cube.apply(x)")
+    script.check("y.grad_fn.name() == 'CubeBackward'",
+                 "Cube's node is named {y.grad_fn.name()!r}, torch names it 'CubeBackward'")
+
+
+@behaviour("FN-3")
+@given(data=st.data())
+def test_forward_runs_without_recording(engine, data):
+    """Inside forward grad mode is off and what it computes from a requiring argument is not
+    recorded; the output is then the Function's."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("seen = []",
+               "class Probe(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        seen.append((torch.is_grad_enabled(), (x * 2).requires_grad))",
+               "        return x * 2",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        return g * 2",
+               _leaf("x", x, dtype), "y = Probe.apply(x)")
+    script.check("seen == [(False, False)]",
+                 "inside forward (is_grad_enabled(), (x * 2).requires_grad) was {seen}: forward "
+                 "must run in no_grad")
+    script.check("y.requires_grad and y.grad_fn is not None",
+                 "the output of Probe.apply(x) is not recorded: grad_fn {y.grad_fn}")
+
+
+@behaviour("FN-5")
+@needs("inplace")
+@given(data=st.data(), change=st.sampled_from(["add_(1.0)", "mul_(2.0)", "zero_()"]))
+def test_a_saved_tensor_modified_in_place_makes_backward_raise(engine, data, change):
+    """Cube saves its input h = x * 1; changing h in place after the call makes backward raise,
+    while backward from an untouched copy reads ctx.saved_tensors and gives 3 x^2."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(CUBE, _leaf("x", x, dtype), "h = x * 1.0", "y = Cube.apply(h)",
+               "Cube.apply(x * 1.0).sum().backward()")
+    script.check_close("x.grad", 3 * x * x, dtype=dtype, oracle="3 x^2 from the saved x")
+    script.run(f"h.{change}")
+    script.raises("y.sum().backward()")
+
+
+@behaviour("FN-6")
+@given(data=st.data(), retain=st.booleans())
+def test_backward_frees_what_ctx_saved(engine, data, retain):
+    """A second backward through Cube raises unless the first kept the graph, when it adds the
+    same gradient again."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(CUBE, _leaf("x", x, dtype), "y = Cube.apply(x).sum()",
+               f"y.backward(retain_graph={retain})")
+    if retain:
+        script.run("y.backward()")
+        script.check_close("x.grad", 2 * 3 * x * x, dtype=dtype, oracle="2 passes of 3 x^2")
+    else:
+        script.raises("y.backward()")
+
+
+@behaviour("FN-7")
+@given(flags=st.lists(st.sampled_from(["requires", "plain", "number"]), min_size=1, max_size=4),
+       data=st.data())
+def test_needs_input_grad_has_a_flag_per_argument(engine, flags, data):
+    """needs_input_grad is True exactly for the tensor arguments that require grad; a number's
+    flag is False."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    names = [f"a{i}" for i in range(len(flags))]
+    script = Script(engine)
+    script.run("seen = []",
+               "class Sum(torch.autograd.Function):",
+               "    @staticmethod",
+               f"    def forward(ctx, {', '.join(names)}):",
+               "        seen.append(tuple(ctx.needs_input_grad))",
+               f"        return {' + '.join(names)} + torch.zeros(2, dtype=torch.{dtype})",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               f"        return {', '.join('None' if f == 'number' else 'g' for f in flags)}")
+    for name, flag in zip(names, flags):
+        script.run(f"{name} = 1.5" if flag == "number" else
+                   _leaf(name, np.ones(2), dtype, requires_grad=flag == "requires"))
+    expected = tuple(flag == "requires" for flag in flags)
+    script.run(f"y = Sum.apply({', '.join(names)})")
+    script.check(f"seen == [{expected}]", f"needs_input_grad was {{seen}}, expected {expected}")
+
+
+TWO_OUTPUTS = '''\
+class Split(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        {setup}
+        return x * 2.0, x * 3.0
+
+    @staticmethod
+    def backward(ctx, g_double, g_triple):
+        received.append((g_double is None, g_triple is None))
+        if g_triple is None:
+            return g_double * 2.0
+        if g_double is None:
+            return g_triple * 3.0
+        return g_double * 2.0 + g_triple * 3.0'''
+
+
+@behaviour("FN-9", "FN-1")
+@given(data=st.data(), materialize=st.booleans(), used=st.sampled_from(["first", "second", "both"]))
+def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize, used):
+    """Of Split's outputs (2x, 3x), which share one node (FN-1), backward from some: the others'
+    gradients arrive as zeros, or as None after set_materialize_grads(False) (FN-9)."""
+    dtype, x = _case(engine, data)
+    setup = "pass" if materialize else "ctx.set_materialize_grads(False)"
+    loss = {"first": "double.sum()", "second": "triple.sum()",
+            "both": "(double + triple).sum()"}[used]
+    script = Script(engine, behaviour="FN-9")
+    script.run("received = []", TWO_OUTPUTS.format(setup=setup), _leaf("x", x, dtype),
+               "double, triple = Split.apply(x)")
+    script.check("double.grad_fn is not None and double.grad_fn is triple.grad_fn",
+                 "Split's outputs have grad_fn {double.grad_fn} and {triple.grad_fn}: one node",
+                 behaviour="FN-1")
+    script.run(f"{loss}.backward()")
+    missing = (used == "second" and not materialize, used == "first" and not materialize)
+    script.check(f"received == [{missing}]",
+                 f"backward received None for (first, second) output: {{received}}, expected "
+                 f"{missing}")
+    factor = {"first": 2.0, "second": 3.0, "both": 5.0}[used]
+    script.check_close("x.grad", np.full(x.shape, factor), dtype=dtype,
+                       oracle=f"{factor}: the used outputs' factors")
+
+
+@behaviour("FN-8")
+@given(data=st.data())
+def test_non_differentiable_outputs_do_not_require_grad(engine, data):
+    """An output marked non-differentiable does not require grad; backward from the other
+    output still receives a (zero) gradient for it."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("received = []",
+               "class WithCount(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        count = (x * 0.0 + 1.0).sum()",
+               "        ctx.mark_non_differentiable(count)",
+               "        return x * 2.0, count",
+               "    @staticmethod",
+               "    def backward(ctx, g, g_count):",
+               "        received.append(None if g_count is None else to_numpy(g_count).tolist())",
+               "        return g * 2.0",
+               _leaf("x", x, dtype), "double, count = WithCount.apply(x)")
+    script.check("not count.requires_grad and count.grad_fn is None",
+                 "the non-differentiable output has requires_grad={count.requires_grad}, "
+                 "grad_fn={count.grad_fn}")
+    script.check("double.requires_grad", "the other output does not require grad")
+    script.run("double.sum().backward()")
+    script.check("received == [0.0]",
+                 "backward received {received} for the non-differentiable output, expected a "
+                 "zero gradient")
+    script.check_close("x.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="2")
+
+
+@behaviour("FN-10")
+@given(data=st.data(), trailing=st.integers(0, 2))
+def test_none_gradients_leave_grad_none(engine, data, trailing):
+    """backward returns None for the first argument, a gradient for the second and None for a
+    number argument, then `trailing` extra Nones: the first leaf's .grad stays None."""
+    dtype, x = _case(engine, data)
+    extra = ", None" * trailing
+    script = Script(engine)
+    script.run("class Product(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, a, b, k):",
+               "        return a * b * k",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               f"        return None, g * 2.0, None{extra}",
+               _leaf("a", x, dtype), _leaf("b", x, dtype),
+               "Product.apply(a, b, 2.0).sum().backward()")
+    script.check("a.grad is None", "backward returned None for a, but a.grad is {a.grad}")
+    script.check_close("b.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="what backward returned")
+
+
+@behaviour("FN-11")
+@given(data=st.data(), returned=st.sampled_from(["g", "g, g, g", "g, g, g * 0.0"]))
+def test_a_wrong_number_of_gradients_raises(engine, data, returned):
+    """For two arguments backward returns one gradient, or three whose last is not None."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class Add(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, a, b):",
+               "        return a + b",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               f"        return {returned}",
+               _leaf("a", x, dtype), _leaf("b", x, dtype))
+    script.raises("Add.apply(a, b).sum().backward()")
+
+
+def _returning(gradient: str) -> str:
+    return ("class Double(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, x):\n"
+            "        return x * 2.0\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, g):\n"
+            f"        return {gradient}")
+
+
+@behaviour("FN-12")
+@given(data=st.data(), extra=st.integers(1, 2))
+def test_a_gradient_of_an_incompatible_shape_raises(engine, data, extra):
+    """backward returns a gradient with `extra` more elements in the last dim (of 2 or 3): x's
+    shape does not broadcast to it."""
+    dtype, x = _case(engine, data, wide=True)
+    shape = x.shape[:-1] + (x.shape[-1] + extra,)
+    script = Script(engine)
+    script.run(_returning(f"torch.ones({', '.join(map(str, shape))}, dtype=torch.{dtype})"),
+               _leaf("x", x, dtype))
+    script.raises("Double.apply(x).sum().backward()")
+
+
+@behaviour("FN-13")
+@needs("float64", "dtype_conversion")
+@given(data=st.data(), lead=st.integers(1, 2), other_dtype=st.booleans())
+def test_a_broadcast_gradient_is_summed_and_cast_to_the_argument(engine, data, lead, other_dtype):
+    """backward returns 2 g broadcast over `lead` extra leading dims of size 2 (and maybe in the
+    other float dtype): x.grad is the sum over them, 2 * 2**lead, in x's dtype."""
+    dtype, x = _case(engine, data)
+    other = "float64" if dtype == "float32" else "float32"
+    ones = f"torch.ones({', '.join(map(str, (2,) * lead + x.shape))}, dtype=torch.{dtype})"
+    gradient = f"(g * 2.0 + {ones} * 0.0){f'.to(torch.{other})' if other_dtype else ''}"
+    script = Script(engine)
+    script.run(_returning(gradient), _leaf("x", x, dtype), "Double.apply(x).sum().backward()")
+    script.check(f"x.grad is not None and tuple(x.grad.shape) == {x.shape} "
+                 f"and x.grad.dtype == torch.{dtype}",
+                 f"x has shape {x.shape} and dtype {dtype}; its gradient has "
+                 "{None if x.grad is None else (tuple(x.grad.shape), x.grad.dtype)}")
+    script.check_close("x.grad", np.full(x.shape, 2.0 * 2 ** lead), dtype=dtype,
+                       oracle="2 g summed over the leading dims")
+
+
+@behaviour("FN-14")
+@needs("grad_mode")
+@given(data=st.data(), how=st.sampled_from(["under no_grad", "on a constant"]))
+def test_apply_without_recording_gives_constants(engine, data, how):
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(CUBE, _leaf("x", x, dtype, requires_grad=how == "under no_grad"))
+    script.run("with torch.no_grad():\n    y = Cube.apply(x)" if how == "under no_grad"
+               else "y = Cube.apply(x)")
+    script.check("not y.requires_grad and y.grad_fn is None",
+                 f"Cube.apply {how} gives requires_grad={{y.requires_grad}}, grad_fn={{y.grad_fn}}")
+
+
+@behaviour("FN-15")
+@needs("inplace")
+@given(data=st.data())
+def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engine, data):
+    """forward doubles h = x * 1 in place and marks it dirty: apply returns h itself, its
+    version went up and its grad_fn is the Function's node, through which x gets 2 * 1; marking a
+    leaf that requires grad raises."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class DoubleInPlace(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, h):",
+               "        h.mul_(2.0)",
+               "        ctx.mark_dirty(h)",
+               "        return h",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        return g * 2.0",
+               _leaf("x", x, dtype), "h = x * 1.0", "before = h._version",
+               "y = DoubleInPlace.apply(h)")
+    script.check("y is h", "apply returned a new tensor, not the argument it modified in place")
+    script.check("h._version > before", "h's version did not go up: {before} -> {h._version}")
+    script.check("h.grad_fn is not None and 'DoubleInPlace' in type(h.grad_fn).__name__",
+                 "h's grad_fn is {h.grad_fn}, not DoubleInPlace's node")
+    script.run("y.sum().backward()")
+    script.check_close("x.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="2 through the node")
+    script.raises("DoubleInPlace.apply(x)")
+
+
+ONCE = '''\
+once_differentiable = torch.autograd.function.once_differentiable
+
+
+class OnceCube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        seen.append(torch.is_grad_enabled())
+        (x,) = ctx.saved_tensors
+        return 3.0 * g * x * x'''
+
+
+@behaviour("FN-16")
+@needs("autograd_grad", "higher_order")
+@given(data=st.data())
+def test_once_differentiable_cannot_be_differentiated_twice(engine, data):
+    """(OnceCube(x) ** 2).sum() under create_graph: the first derivative is 6 x^5, computed with
+    grad mode off; differentiating it again raises."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("seen = []", ONCE, _leaf("x", x, dtype),
+               "(g,) = torch.autograd.grad((OnceCube.apply(x) ** 2).sum(), [x], create_graph=True)")
+    script.check("seen == [False]", "once_differentiable ran backward with grad mode {seen}")
+    script.check_close("g", 6 * x ** 5, dtype=dtype, oracle="6 x^5")
+    script.raises("g.sum().backward()")
+
+
+@behaviour("FN-17")
+@needs("autograd_grad", "higher_order", "float64")
+@given(data=st.data())
+def test_a_differentiable_backward_gives_second_derivatives(engine, data):
+    """Cube's backward 3 g x^2 is made of differentiable ops: under create_graph the gradient
+    3 x^2 has the derivative 6 x."""
+    _, x = _case(engine, data, dtype="float64")
+    script = Script(engine)
+    script.run(CUBE, _leaf("x", x, "float64"),
+               "(g,) = torch.autograd.grad(Cube.apply(x).sum(), [x], create_graph=True)")
+    script.check_close("g", 3 * x * x, dtype="float64", oracle="3 x^2")
+    script.check("g.requires_grad", "under create_graph the gradient does not require grad")
+    script.run("(second,) = torch.autograd.grad(g.sum(), [x])")
+    script.check_close("second", 6 * x, dtype="float64", oracle="6 x")
+
+
+@behaviour("FN-19")
+@given(data=st.data(), uses=st.integers(1, 3))
+def test_a_function_applied_twice_follows_the_chain_rule(engine, data, uses):
+    """Cube(Cube(x)) used `uses` times: x.grad is uses * 9 x^8, and each node's backward runs
+    once."""
+    dtype, x = _case(engine, data)
+    x = np.clip(x, -1.5, 1.5)   # x^9 stays far from float32's limits
+    script = Script(engine)
+    script.run("calls = []",
+               CUBE.replace("(x,) = ctx.saved_tensors", "calls.append(1)\n        (x,) = ctx.saved_tensors"),
+               _leaf("x", x, dtype), "y = Cube.apply(Cube.apply(x))",
+               f"({' + '.join(['y'] * uses)}).sum().backward()")
+    script.check("len(calls) == 2", "the two Cube nodes' backward ran {len(calls)} times")
+    script.check_close("x.grad", uses * 9 * x ** 8, dtype=dtype, oracle=f"{uses} x 9 x^8",
+                       magnitude=uses * 9 * float(np.max(x ** 8, initial=0.0)))
+
+
+@behaviour("FN-20")
+@needs("messages")
+@given(data=st.data())
+def test_messages_for_wrong_gradients(engine, data):
+    dtype, x = _case(engine, data, wide=True)
+    shape = list(x.shape)
+    wrong = shape[:-1] + [shape[-1] + 1]
+    script = Script(engine)
+    script.run(_returning(f"g, g"), _leaf("x", x, dtype))
+    script.raises("Double.apply(x).sum().backward()",
+                  "function DoubleBackward returned an incorrect number of gradients "
+                  "(expected 1, got 2)")
+    script.run(_returning(f"torch.ones({', '.join(map(str, wrong))}, dtype=torch.{dtype})"))
+    script.raises("Double.apply(x).sum().backward()",
+                  f"Function DoubleBackward returned an invalid gradient at index 0 - got {wrong} "
+                  f"but expected shape compatible with {shape}")
+
+
+@behaviour("FN-21")
+@needs("graph")
+@given(data=st.data(), order=st.permutations(["x", "2.0", "c"]))
+def test_edges_go_to_tensor_arguments_in_order(engine, data, order):
+    """A Function of a leaf x that requires grad, a number and a constant c: next_functions has
+    one edge per tensor argument, in argument order: x's AccumulateGrad, then none for c."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class Mix(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, p, q, r):",
+               "        return p * q * r",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        return g, g, g",
+               _leaf("x", x, dtype), _leaf("c", x, dtype, requires_grad=False),
+               f"edges = Mix.apply({', '.join(order)}).grad_fn.next_functions")
+    tensors = [name for name in order if name != "2.0"]
+    script.check(f"len(edges) == {len(tensors)}",
+                 "next_functions has {len(edges)} edges for 2 tensor arguments")
+    for index, name in enumerate(tensors):
+        if name == "x":
+            script.check(f"edges[{index}][0] is not None and edges[{index}][0].variable is x",
+                         f"edge {index} should lead to x's AccumulateGrad: {{edges[{index}]}}")
+        else:
+            script.check(f"edges[{index}][0] is None",
+                         f"edge {index}, for the constant c, should be (None, 0): "
+                         f"{{edges[{index}]}}")
