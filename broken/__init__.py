@@ -181,6 +181,16 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_function_one_node_per_class": ("FN-19",),
     "reference_function_messages_generic": ("FN-20",),
     "reference_function_edges_for_numbers": ("FN-21",),
+    # saved tensors and their hooks
+    "reference_saved_hooks_pack_at_backward": ("SAV-1",),
+    "reference_saved_hooks_unpack_skipped": ("SAV-2",),
+    "reference_saved_hooks_unpack_result_ignored": ("SAV-3",),
+    "reference_saved_hooks_outermost_wins": ("SAV-4",),
+    "reference_saved_hooks_never_disabled": ("SAV-5",),
+    "reference_save_on_cpu_in_float32": ("SAV-6",),
+    "reference_function_saves_bypass_hooks": ("SAV-7",),
+    "reference_saved_hooks_unpacked_with_current_hooks": ("SAV-8",),
+    "reference_unpacked_tensors_detached": ("SAV-9",),
 }
 
 

@@ -15,9 +15,9 @@ version = _reference.version
 capabilities = _reference.capabilities
 to_numpy = _reference.to_numpy
 
-_SUM = "pending[child] = pending[child] + child_grad if child in pending else child_grad"
-_source = textwrap.dedent(inspect.getsource(reference.walk.run_backward))
+_SUM = "pending[node] = pending[node] + grad if node in pending else grad"
+_source = textwrap.dedent(inspect.getsource(reference.walk._arrive))
 if _SUM not in _source:
-    raise ImportError("reference.walk.run_backward changed: update this mutant's patch")
+    raise ImportError("reference.walk._arrive changed: update this mutant's patch")
 exec(compile(_source.replace(_SUM, "pending[child] = child_grad"), reference.walk.__file__,
              "exec"), reference.walk.__dict__)

@@ -25,6 +25,8 @@ CAPABILITIES = {
     "legacy": "the seeds' removed API names (Variable, volatile, retain_variables)",
     "custom_function": "autograd.Function (static forward/backward, apply, setup_context, ctx) "
                        "and autograd.function.once_differentiable",
+    "saved_tensor_hooks": "autograd.graph.saved_tensors_hooks, disable_saved_tensors_hooks and "
+                          "save_on_cpu",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from . import grad_mode
+from .hooks import saved_tensor_hooks
 from .tensor import Tensor, make
 
 FREED_MESSAGE = (
@@ -70,8 +71,10 @@ class Node:
         return self.next_functions[i][0] is not None
 
     def save(self, *values):
-        """Keep values for backward: Tensors (with their version, INP-5), Python numbers or None."""
+        """Keep values for backward: Tensors (with their version, INP-5), Python numbers or None.
+        Inside saved_tensors_hooks each tensor is kept as what the pack hook returns (SAV-1)."""
         versions = []
+        hooks = saved_tensor_hooks.current()
         for value in values:
             if isinstance(value, Tensor):
                 if value._inference:
@@ -79,12 +82,13 @@ class Node:
                 versions.append(value._version)
             else:
                 versions.append(None)
-        self._saved = values
+        self._saved = values if hooks is None else tuple(
+            Packed(hooks, value) if isinstance(value, Tensor) else value for value in values)
         self._versions = tuple(versions)
 
     def produced(self, value):
         """Whether a saved value is this node's own output (named as such in the version error)."""
-        return self.saves_result and value is self._saved[-1]
+        return self.saves_result and value is original(self._saved[-1])
 
     def saved(self, like):
         """The saved values, as Tensors if `like` (the incoming gradient) is one, else as arrays."""
@@ -95,12 +99,13 @@ class Node:
         RETAIN-7, MSG-1) or modified in place since they were saved (INP-5 .. INP-8, DET-3). Only
         saved tensors are checked: in-place changes to a tensor no node saved are fine (INP-9).
         """
-        values = self._saved
-        if values is None:
+        if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        for value, version in zip(values, self._versions):
+        for value, version in zip(map(original, self._saved), self._versions):
             if version is not None and value._version != version:
                 raise RuntimeError(_modified_message(value, version, self))
+        values = tuple(value.unpacked() if isinstance(value, Packed) else value
+                       for value in self._saved)
         if not as_tensors:
             return [v._array if isinstance(v, Tensor) else v for v in values]
         if self.saves_result:
@@ -120,6 +125,35 @@ class Node:
 
     def backward(self, grad):
         raise NotImplementedError
+
+
+class Packed:
+    """A saved tensor as a saved_tensors_hooks pack hook returned it. `unpacked()` calls the unpack
+    hook at backward (SAV-2) and puts its values at the saved tensor's place in the graph, as torch
+    does: the data comes from the hooks, the grad_fn (or a leaf's accumulator) from the tensor, so
+    that double backward still reaches it. The tensor itself is kept for its version check."""
+
+    __slots__ = ("packed", "unpack", "tensor")
+
+    def __init__(self, hooks, tensor):
+        pack, self.unpack = hooks
+        with grad_mode.no_grad():  # torch runs both hooks without recording
+            self.packed, self.tensor = pack(tensor), tensor
+
+    def unpacked(self):
+        with grad_mode.no_grad():
+            data, tensor = self.unpack(self.packed), self.tensor
+        alias = make(data._array, tensor._requires_grad, tensor.grad_fn)
+        alias._output_nr, alias._counter = tensor._output_nr, tensor._counter
+        if tensor._requires_grad and tensor.grad_fn is None:
+            grad_accumulator(tensor)
+            alias._accumulator = tensor._accumulator
+        return alias
+
+
+def original(value):
+    """A saved value as it was saved: the tensor behind a Packed one."""
+    return value.tensor if isinstance(value, Packed) else value
 
 
 class AccumulateGrad(Node):

@@ -1,7 +1,8 @@
-"""Where tensor hooks are kept: an ordered dict per tensor or node, and the handle that removes one.
+"""Where hooks are kept: tensor hooks in an ordered dict per tensor or node, with the handle that
+removes one; saved-tensor hooks in a stack (`saved_tensor_hooks`).
 
 Knows nothing about tensors or nodes, so that `tensor.py` can register hooks without importing the
-graph; `walk.py` runs them.
+graph; `walk.py` runs the tensor hooks, `graph.py` the saved-tensor hooks.
 """
 import weakref
 
@@ -26,3 +27,19 @@ class HookDict(dict):
     """An ordered dict of hooks that a RemovableHandle can refer to weakly."""
 
     __slots__ = ("__weakref__",)
+
+
+class SavedTensorHooks:
+    """The (pack, unpack) pairs of the `saved_tensors_hooks` contexts now open, innermost last
+    (SAV-4), and the message that `disable_saved_tensors_hooks` refuses new ones with (SAV-5)."""
+
+    def __init__(self):
+        self.stack = []
+        self.disabled = None
+
+    def current(self):
+        """The innermost (pack, unpack) pair, or None."""
+        return self.stack[-1] if self.stack else None
+
+
+saved_tensor_hooks = SavedTensorHooks()

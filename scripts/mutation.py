@@ -58,7 +58,7 @@ CONTROL_TIMEOUT = 900  # seconds: the control runs every test, on a machine that
 PLUMBING = {
     "graph.py": ("Node.__init__", "Node.needs_grad", "Node.save", "Node.saved", "Node._unpack",
                  "AccumulateGrad.backward", "accumulate_into", "recording", "record",
-                 "input_node", "grad_accumulator", "edge"),
+                 "input_node", "grad_accumulator", "edge", "Packed.unpacked"),
     "walk.py": ("_count_dependents", "_leading_to", "_arrive", "run_backward",
                 "_run_tensor_hooks", "_store_retained"),
     "autograd/gradients.py": ("_root_grads", "_root_edges", "_for_output", "backward",

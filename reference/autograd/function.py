@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from .. import grad_mode
-from ..graph import Node
+from ..graph import Node, original
 from ..ops.common import sum_to
 from ..tensor import Tensor, make
 
@@ -182,7 +182,8 @@ def _attach(ctx, args, outputs):
             out = _as_output(ctx, args, out, number)
             number += 1
         attached.append(out)
-    ctx._saved_outputs = [out for out in tensors if any(out is s for s in ctx._saved)]
+    saved = [original(value) for value in ctx._saved]
+    ctx._saved_outputs = [out for out in tensors if any(out is s for s in saved)]
     return tuple(attached)
 
 

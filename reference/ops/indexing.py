@@ -46,7 +46,10 @@ def _index_once(a, key, node_class):
     if node is not None:
         node.shape, node.key = x.shape, key
         if node_class is IndexBackward0:
-            node.save(key)  # torch keeps the indices: a second backward raises (RETAIN-1)
+            # torch keeps the indices, as tensors: a second backward raises (RETAIN-1), and
+            # saved-tensor hooks see them (SAV-1)
+            node.save(*(make(np.asarray(k)) if isinstance(k, (np.ndarray, list)) else k
+                        for k in (key if isinstance(key, tuple) else (key,))))
     if node_class is IndexBackward0 and not np.may_share_memory(out, x):
         return output(unary(out), node)
     return view_of(a, out, node, key)
@@ -73,7 +76,8 @@ class IndexBackward0(SelectBackward0):
     __slots__ = ()
 
     def backward(self, grad):
-        (key,) = self.saved(grad)
+        parts = self._unpack(as_tensors=False)
+        key = tuple(parts) if isinstance(self.key, tuple) else parts[0]
         if not isinstance(grad, Tensor):
             full = np.zeros(self.shape, grad.dtype)
             np.add.at(full, key, grad)

@@ -1,0 +1,205 @@
+"""Saved tensors and the hooks on them: what torch.autograd.graph.saved_tensors_hooks calls, when,
+and with what, as the autograd note's "Hooks for saved tensors" describes (SAV-*)."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.ops import OPS
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import (float_dtypes, full_precision_values,
+                                                     op_applications, programs, shapes)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+pytestmark = needs("saved_tensor_hooks")
+
+# How many tensors torch 2.13's node for each op saves when every input requires grad (counted
+# with saved_tensors_hooks on torch): inputs (mul, div, matmul...), the result (exp, tanh...), both
+# (a tensor power: base, exponent and result), or the indices of a list index.
+SAVED_COUNT = {"mul": 2, "div": 2, "pow": 1, "pow_tensor": 3, "rpow": 2, "exp": 1, "log": 1,
+               "tanh": 1, "sigmoid": 1, "relu": 1, "sqrt": 1, "abs": 1, "matmul": 2, "mv": 2,
+               "dot": 2, "index_list": 1}
+
+# Hooks that record each call in `calls`, and keep a copy of the values outside the graph.
+RECORDING = ("calls = []",
+             "def pack(t):",
+             "    calls.append('pack')",
+             "    return to_numpy(t).copy()",
+             "def unpack(values):",
+             "    calls.append('unpack')",
+             "    return torch.tensor(values)")
+
+
+@behaviour("SAV-1", "SAV-2")
+@given(data=st.data())
+def test_pack_once_per_saved_tensor_at_forward_and_unpack_at_backward(engine, data):
+    """One op on leaves that all require grad, built inside the hooks: pack runs during the op,
+    once per tensor torch's node saves (SAV-1); backward, outside the context, unpacks each one
+    once (SAV-2)."""
+    op = data.draw(st.sampled_from(sorted(OPS)), label="op")
+    program = data.draw(op_applications(engine, op), label="program")
+    saved = SAVED_COUNT.get(op, 0)
+    script = Script(engine, behaviour="SAV-1")
+    script.run(*RECORDING)
+    lines = program.script_lines()
+    script.run(*lines[:len(program.leaves)])
+    script.run("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               *(f"    {line}" for line in lines[len(program.leaves):]))
+    script.check(f"calls == ['pack'] * {saved}",
+                 f"{op} saves {saved} tensors in torch, but pack was called {{len(calls)}} times "
+                 "while it ran")
+    script.run("calls.clear()", "out.sum().backward()")
+    script.check(f"calls == ['unpack'] * {saved}",
+                 f"backward through {op} should unpack its {saved} saved tensors once each, "
+                 "and pack nothing: {calls}", behaviour="SAV-2")
+
+
+@behaviour("SAV-2", "SAV-8")
+@given(data=st.data())
+def test_hooks_that_copy_leave_the_gradients_unchanged(engine, data):
+    """A random program built inside hooks that copy each saved tensor out through to_numpy and
+    back: backward, outside the context, packs nothing, unpacks with those hooks where the
+    output's path saved tensors (SAV-8), and gives the analytic gradients (SAV-2)."""
+    program = data.draw(programs(engine), label="program")
+    lines = program.script_lines()
+    script = Script(engine, behaviour="SAV-2")
+    script.run(*RECORDING, *lines[:len(program.leaves)])
+    script.run("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               *(f"    {line}" for line in lines[len(program.leaves):]))
+    script.run("forward_calls = len(calls)", "out.backward()")
+    script.check("'pack' not in calls[forward_calls:]", "backward packed: {calls}")
+    if program.saves_tensors():  # a node on the output's path saved tensors: backward reads them
+        script.check("'unpack' in calls[forward_calls:]",
+                     "backward outside the context unpacked nothing: {calls}", behaviour="SAV-8")
+    assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
+
+
+@st.composite
+def _leaf(draw, engine, dtype=None):
+    """A dtype and a leaf x of moderate values of a random shape."""
+    dtype = dtype or draw(float_dtypes(engine), label="dtype")
+    shape = draw(shapes(), label="shape")
+    return dtype, draw(full_precision_values(shape, dtype), label="x")
+
+
+def _define_x(script, dtype, x):
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.{dtype}, requires_grad=True)")
+
+
+@behaviour("SAV-3")
+@given(data=st.data())
+def test_backward_computes_with_what_unpack_returns(engine, data):
+    """y = x * x saves x twice; an unpack that doubles them makes the gradient 2x + 2x = 4x."""
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    script = Script(engine)
+    _define_x(script, dtype, x)
+    script.run("with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t * 2.0):",
+               "    y = x * x",
+               "y.sum().backward()")
+    script.check_close("x.grad", 4 * x, dtype=dtype, oracle="4 x from doubled saved values")
+
+
+@behaviour("SAV-4")
+@given(data=st.data(), depth=st.integers(2, 3))
+def test_the_innermost_hooks_win(engine, data, depth):
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    script = Script(engine)
+    _define_x(script, dtype, x)
+    script.run("used = []")
+    lines = []
+    for level in range(depth):
+        lines.append("    " * level + "with torch.autograd.graph.saved_tensors_hooks("
+                     f"lambda t: used.append(('pack', {level})) or t, "
+                     f"lambda t: used.append(('unpack', {level})) or t):")
+    lines.append("    " * depth + "y = torch.exp(x)")
+    script.run(*lines, "y.sum().backward()")
+    innermost = depth - 1
+    script.check(f"used == [('pack', {innermost}), ('unpack', {innermost})]",
+                 f"with {depth} nested hook pairs, exp's saved result went through {{used}}; "
+                 f"only pair {innermost}, the innermost, should run")
+
+
+@behaviour("SAV-5")
+@given(message=st.sampled_from(["no hooks here", "saved tensors are off-limits"]),
+       order=st.sampled_from(["disable first", "hooks first"]))
+def test_disabled_hooks_raise_with_the_message(engine, message, order):
+    script = Script(engine)
+    hooks = "torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)"
+    disable = f"torch.autograd.graph.disable_saved_tensors_hooks({message!r})"
+    outer, inner = (disable, hooks) if order == "disable first" else (hooks, disable)
+    script.raises(f"with {outer}:\n    with {inner}:\n        pass", message)
+    script.run(f"with {hooks}:\n    pass  # allowed again once the context is left")
+
+
+@behaviour("SAV-6")
+@given(data=st.data())
+def test_save_on_cpu_leaves_the_gradients_unchanged(engine, data):
+    program = data.draw(programs(engine), label="program")
+    lines = program.script_lines()
+    script = Script(engine)
+    script.run(*lines[:len(program.leaves)],
+               "with torch.autograd.graph.save_on_cpu():",
+               *(f"    {line}" for line in lines[len(program.leaves):]),
+               "out.backward()")
+    assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
+
+
+@behaviour("SAV-7")
+@needs("custom_function")
+@given(data=st.data())
+def test_a_function_s_saved_tensors_go_through_the_hooks(engine, data):
+    """A Function saving its argument: pack in forward, unpack when backward reads it."""
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    script = Script(engine)
+    _define_x(script, dtype, x)
+    script.run(*RECORDING,
+               "class Square(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, a):",
+               "        ctx.save_for_backward(a)",
+               "        return a * a",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        (a,) = ctx.saved_tensors",
+               "        calls.append('read')",
+               "        return 2.0 * a * g",
+               "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               "    y = Square.apply(x)",
+               "y.sum().backward()")
+    script.check("calls == ['pack', 'unpack', 'read']",
+                 "Square's saved argument went through {calls}, expected pack in forward, "
+                 "then unpack when backward read ctx.saved_tensors")
+    script.check_close("x.grad", 2 * x, dtype=dtype, oracle="2 x")
+
+
+@behaviour("SAV-8")
+@given(data=st.data())
+def test_a_graph_built_without_hooks_is_not_packed(engine, data):
+    """exp's result saved outside any context: backward inside one packs and unpacks nothing."""
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    script = Script(engine)
+    _define_x(script, dtype, x)
+    script.run(*RECORDING, "y = torch.exp(x).sum()",
+               "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               "    y.backward()")
+    script.check("calls == []", "a graph saved without hooks went through {calls} at backward")
+
+
+@behaviour("SAV-9")
+@needs("autograd_grad", "higher_order", "float64")
+@given(data=st.data())
+def test_unpacked_tensors_keep_their_place_in_the_graph(engine, data):
+    """(x * x * x).sum() built inside copying hooks: the first derivative 3 x^2 is differentiable
+    again (6 x), as without hooks."""
+    _, x = data.draw(_leaf(engine, dtype="float64"), label="leaf")
+    script = Script(engine)
+    _define_x(script, "float64", x)
+    script.run(*RECORDING,
+               "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               "    y = (x * x * x).sum()",
+               "(g,) = torch.autograd.grad(y, [x], create_graph=True)")
+    script.check_close("g", 3 * x * x, dtype="float64", oracle="3 x^2")
+    script.run("(second,) = torch.autograd.grad(g.sum(), [x])")
+    script.check_close("second", 6 * x, dtype="float64", oracle="6 x")
