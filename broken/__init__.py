@@ -191,6 +191,24 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_function_saves_bypass_hooks": ("SAV-7",),
     "reference_saved_hooks_unpacked_with_current_hooks": ("SAV-8",),
     "reference_unpacked_tensors_detached": ("SAV-9",),
+    # views and in-place operations on views
+    "reference_views_copy": ("VIEW-1",),
+    "reference_view_base_is_parent": ("VIEW-2",),
+    "reference_clone_shares_storage": ("VIEW-3",),
+    "reference_view_own_version_counter": ("VIEW-4",),
+    "reference_view_copies_silently": ("VIEW-5",),
+    "reference_views_of_leaves_writable": ("VIEW-6",),
+    "reference_view_of_leaf_message_generic": ("VIEW-7",),
+    "reference_view_writes_not_in_base": ("VIEW-8",),
+    "reference_views_never_follow_base": ("VIEW-9", "VIEW-10"),
+    "reference_views_follow_own_writes_only": ("VIEW-10",),
+    "reference_as_strided_named_generically": ("VIEW-11",),
+    "reference_plain_base_stays_out_of_graph": ("VIEW-12",),
+    "reference_no_grad_views_writable": ("VIEW-13",),
+    "reference_no_grad_view_message_generic": ("VIEW-14",),
+    "reference_expanded_views_unchecked": ("VIEW-15",),
+    "reference_detach_base_detaches_views": ("VIEW-16",),
+    "reference_no_grad_view_writes_unversioned": ("VIEW-17",),
 }
 
 

@@ -27,6 +27,9 @@ CAPABILITIES = {
                        "and autograd.function.once_differentiable",
     "saved_tensor_hooks": "autograd.graph.saved_tensors_hooks, disable_saved_tensors_hooks and "
                           "save_on_cpu",
+    "views": "views that share storage and version counter with their base (view, reshape, "
+             "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
+             "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

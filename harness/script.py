@@ -65,6 +65,12 @@ def literal(values) -> str:
     return text.replace("nan", 'float("nan")').replace("inf", 'float("inf")')
 
 
+def tensor_literal(values, dtype: str, requires_grad: bool = False) -> str:
+    """The source of a tensor holding `values` (an array) in `dtype`."""
+    flag = ", requires_grad=True" if requires_grad else ""
+    return f"torch.tensor({literal(values)}, dtype=torch.{dtype}{flag})"
+
+
 class Script:
     """The steps of one test example on `engine`, run as they are recorded."""
 

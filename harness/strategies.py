@@ -553,3 +553,112 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
                       (Node("v2", op, tuple(leaf.name for leaf in leaves), param),), "v2")
     assert OPS[op].domain(*(leaf.values for leaf in leaves), param), "generator left the domain"
     return program
+
+
+# ----- views ---------------------------------------------------------------------------------------
+class ViewStep:
+    """One view op: its text after a tensor (`.t()`, `[1:]`) and what it does to a NumPy array of
+    the same shape, so that a chain applied to `np.arange(n).reshape(shape)` gives, for each
+    element of the view, the position in its base that it shares (`view_positions`)."""
+
+    __slots__ = ("text", "apply")
+
+    def __init__(self, text: str, apply):
+        self.text, self.apply = text, apply
+
+    def __repr__(self):
+        return self.text
+
+
+def _dim(draw, ndim: int, label: str, *, extra: int = 0) -> int:
+    """A dim of a tensor of `ndim` dims (`extra` more where the op adds one), often negative."""
+    dim = draw(st.integers(0, ndim + extra - 1), label=label)
+    return dim - (ndim + extra) if draw(st.booleans(), label=f"{label} negative") else dim
+
+
+def _along(dim: int, key) -> tuple:
+    """A NumPy key that applies `key` along `dim` (a non-negative dim)."""
+    return (slice(None),) * dim + (key,)
+
+
+@st.composite
+def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> ViewStep:
+    """One view op valid on `shape`. Reshapes only come `first` (on a tensor whose elements are in
+    order they are views, later they may copy); expand, whose elements share memory, only where
+    the view need not be `writable`."""
+    ndim = len(shape)
+    kinds = ["unsqueeze"]
+    if first:
+        kinds += ["view", "reshape"] + (["flatten"] if ndim else [])
+    if ndim >= 1:
+        kinds += ["select int", "slice", "select", "narrow"]
+    if ndim >= 2:
+        kinds += ["transpose"]
+    if ndim <= 2:
+        kinds += ["t"]
+    if 1 in shape:
+        kinds += ["squeeze"]
+    if not writable:
+        kinds += ["expand"]
+    kind = draw(st.sampled_from(kinds), label="view op")
+    event(f"view op: {kind}")
+    if kind in ("view", "reshape"):
+        target = draw(st.sampled_from(_reshapes(shape) + [(-1,)]), label="view shape")
+        return ViewStep(f".{kind}({', '.join(map(str, target))})",
+                        lambda a: a.reshape(target))
+    if kind == "flatten":
+        return ViewStep(".flatten()", lambda a: a.reshape(-1))
+    if kind == "unsqueeze":
+        dim = _dim(draw, ndim, "unsqueeze dim", extra=1)
+        return ViewStep(f".unsqueeze({dim})", lambda a: np.expand_dims(a, dim))
+    if kind == "squeeze":
+        dim = draw(st.sampled_from([d for d, size in enumerate(shape) if size == 1]),
+                   label="squeeze dim")
+        return ViewStep(f".squeeze({dim})", lambda a: a.squeeze(dim))
+    if kind == "transpose":
+        dim0, dim1 = _dim(draw, ndim, "dim0"), _dim(draw, ndim, "dim1")
+        return ViewStep(f".transpose({dim0}, {dim1})", lambda a: np.swapaxes(a, dim0, dim1))
+    if kind == "t":
+        return ViewStep(".t()", lambda a: a.T)
+    if kind == "expand":
+        sizes = (2,) + tuple(3 if size == 1 else size for size in shape)
+        return ViewStep(f".expand({', '.join(map(str, sizes))})",
+                        lambda a: np.broadcast_to(a, sizes))
+    dim = draw(st.integers(0, ndim - 1), label="dim")
+    size = shape[dim]
+    if kind == "select int":   # x[i] or x[:, i]: a select along `dim`
+        index = draw(st.integers(-size, size - 1), label="index")
+        return ViewStep("[" + ":, " * dim + f"{index}]", lambda a: a[_along(dim, index)])
+    if kind == "select":
+        index = draw(st.integers(0, size - 1), label="index")
+        return ViewStep(f".select({dim}, {index})", lambda a: a[_along(dim, index)])
+    start = draw(st.integers(0, size - 1), label="start")
+    length = draw(st.integers(1, size - start), label="length")
+    if kind == "narrow":
+        return ViewStep(f".narrow({dim}, {start}, {length})",
+                        lambda a: a[_along(dim, slice(start, start + length))])
+    step = draw(st.sampled_from([1, 1, 2]), label="step")
+    key = slice(start, start + length, step)
+    text = f"{start}:{start + length}" + (f":{step}" if step != 1 else "")
+    return ViewStep("[" + ":, " * dim + text + "]", lambda a: a[_along(dim, key)])
+
+
+@st.composite
+def view_chains(draw, shape: tuple[int, ...], *, writable: bool = True,
+                max_steps: int = 3) -> list[ViewStep]:
+    """One to `max_steps` view ops, each valid on what the previous one left: a view, or a view of
+    a view, of a tensor of `shape`."""
+    steps = []
+    for position in range(draw(st.integers(1, max_steps), label="view ops")):
+        steps.append(draw(view_steps(shape, first=position == 0, writable=writable)))
+        shape = view_positions(shape, steps[-1:]).shape
+    return steps
+
+
+def view_positions(shape: tuple[int, ...], chain: list[ViewStep]) -> np.ndarray:
+    """For each element of the view that `chain` takes of a tensor of `shape`, the flat position
+    in that tensor of the element it shares."""
+    positions = np.arange(_numel(shape)).reshape(shape)
+    for step in chain:
+        positions = step.apply(positions)
+    return positions

@@ -1,4 +1,5 @@
-"""How a tensor leaves autograd: as a NumPy array, a Python number or list, an index, an iterator.
+"""A tensor as an array: its shape and dtype, and how it leaves autograd, as a NumPy array, a
+Python number or list, an index, an iterator.
 
 A mixin of `Tensor` (tensor.py), kept apart so that the tensor module reads as the autograd
 attributes it is about. What requires grad does not silently become a plain value: `numpy()` and
@@ -6,11 +7,42 @@ attributes it is about. What requires grad does not silently become a plain valu
 """
 import warnings
 
+from . import dtypes
+
 
 class Conversions:
-    """The Python protocols of `Tensor`; reads only `_array` and `_requires_grad`."""
+    """The array attributes and Python protocols of `Tensor`; reads only `_array` and
+    `_requires_grad`."""
 
     __slots__ = ()
+
+    @property
+    def shape(self):
+        return self._array.shape
+
+    def size(self, dim=None):
+        return self._array.shape if dim is None else self._array.shape[dim]
+
+    @property
+    def dtype(self):
+        return dtypes.from_numpy(self._array.dtype)
+
+    @property
+    def ndim(self):
+        return self._array.ndim
+
+    def dim(self):
+        return self._array.ndim
+
+    def numel(self):
+        return self._array.size
+
+    @property
+    def device(self):
+        return "cpu"
+
+    def is_floating_point(self):
+        return self._array.dtype.kind == "f"
 
     def numpy(self):
         if self._requires_grad:

@@ -50,6 +50,10 @@ def _reshape(self, *shape):
     return ops.reshape(self, shape)
 
 
+def _view(self, *shape):
+    return ops.view(self, shape)
+
+
 def _expand(self, *sizes):
     return ops.expand(self, sizes)
 
@@ -74,8 +78,8 @@ _METHODS = {
     "pow": ops.pow, "square": lambda self: ops.pow(self, 2), "matmul": ops.matmul, "mm": ops.matmul,
     "exp": ops.exp, "log": ops.log, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
     "sqrt": ops.sqrt, "abs": ops.abs, "sgn": ops.sgn, "sum": ops.sum, "mean": ops.mean,
-    "reshape": _reshape, "view": _reshape, "flatten": lambda self: ops.reshape(self, (-1,)),
-    "unsqueeze": ops.unsqueeze, "expand": _expand, "transpose": ops.transpose, "t": ops.t,
+    "reshape": _reshape, "view": _view, "flatten": lambda self: ops.reshape(self, (-1,)),
+    "unsqueeze": ops.unsqueeze, "squeeze": ops.squeeze, "select": ops.select, "narrow": ops.narrow, "expand": _expand, "transpose": ops.transpose, "t": ops.t,
     "T": property(ops.permute_reversed), "clone": ops.clone, "contiguous": _itself, "cpu": _itself,
     "to": ops.to, "float": _converter(dtypes.float32), "double": _converter(dtypes.float64),
     "long": _converter(dtypes.int64), "bool": _converter(dtypes.bool),

@@ -43,8 +43,8 @@ class _VersionCounter:
 class Tensor(Conversions):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
-    __slots__ = ("_array", "_requires_grad", "grad_fn", "_output_nr", "_grad", "_counter", "_base",
-                 "_view_key", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
+    __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
+                 "_view", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -63,29 +63,18 @@ class Tensor(Conversions):
         self._array = value._array
 
     @property
-    def shape(self):
-        return self._array.shape
+    def grad_fn(self):
+        """The node that computed this tensor; None for a leaf (LEAF-1). A view whose storage was
+        changed in place since its grad_fn was recorded reads its values from its base's current
+        graph: its grad_fn is made anew from the base (VIEW-9, VIEW-10, ops/views.py)."""
+        view = self._view
+        if view is not None and view.version != self._counter.value:
+            view.follow_base(self)
+        return self._grad_fn
 
-    def size(self, dim=None):
-        return self._array.shape if dim is None else self._array.shape[dim]
-
-    @property
-    def dtype(self):
-        return dtypes.from_numpy(self._array.dtype)
-
-    @property
-    def ndim(self):
-        return self._array.ndim
-
-    def dim(self):
-        return self._array.ndim
-
-    def numel(self):
-        return self._array.size
-
-    @property
-    def device(self):
-        return "cpu"
+    @grad_fn.setter
+    def grad_fn(self, node):
+        self._grad_fn = node
 
     @property
     def output_nr(self):
@@ -97,11 +86,12 @@ class Tensor(Conversions):
         """Exactly when grad_fn is None (LEAF-1, LEAF-2)."""
         return self.grad_fn is None
 
-    def is_floating_point(self):
-        return self._array.dtype.kind == "f"
-
     def is_inference(self):
         return self._inference
+
+    def _is_view(self):
+        """Whether this tensor shares the storage of another, its `_base` (VIEW-2)."""
+        return self._base is not None
 
     @property
     def _version(self):
@@ -263,12 +253,12 @@ def init(t, array, requires_grad=False, grad_fn=None):
     """Set every field of a new tensor; `make` is the fast path that ops use."""
     t._array = array
     t._requires_grad = requires_grad
-    t.grad_fn = grad_fn
+    t._grad_fn = grad_fn
     t._output_nr = 0
     t._grad = None
     t._counter = None
     t._base = None
-    t._view_key = None
+    t._view = None  # a view's View (ops/views.py): where its elements are in its base
     t._inference = _state.inference
     t._retains_grad = False
     t._hooks = None

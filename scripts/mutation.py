@@ -66,6 +66,8 @@ PLUMBING = {
     "autograd/function.py": ("FunctionBackward.__init__", "FunctionBackward.backward",
                              "FunctionBackward._incoming", "FunctionBackward._checked",
                              "Function.apply", "_run_forward", "_attach", "_as_output"),
+    "ops/views.py": ("View.follow_base", "positions_in_base", "view_of"),
+    "ops/inplace.py": ("_rebase",),
 }
 # ops/ functions that are not reached from a backward method but only exist for one: the forward
 # computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to.

@@ -7,7 +7,7 @@ from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
-from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
@@ -27,12 +27,6 @@ VERSION_MESSAGE = ("one of the variables needed for gradient computation has bee
 def _sizes(shape) -> str:
     """`shape` as the size arguments of torch.zeros (`2, 3`)."""
     return ", ".join(str(size) for size in shape)
-
-
-def _tensor(values, dtype: str, requires_grad: bool = False) -> str:
-    """The source of a tensor holding `values` (an array) in `dtype`."""
-    flag = ", requires_grad=True" if requires_grad else ""
-    return f"torch.tensor({literal(values)}, dtype=torch.{dtype}{flag})"
 
 
 @st.composite
@@ -155,7 +149,7 @@ def test_in_place_ops_on_a_non_leaf_are_differentiated(engine, data):
     scalar = data.draw(st.sampled_from([1.0, -2.0, 0.5]), label="scalar")
     script = Script(engine, behaviour="INP-11")
     script.build(program)
-    script.run(f"a = {_tensor(a, program.dtype)}", f"b = {_tensor(b, program.dtype)}",
+    script.run(f"a = {tensor_literal(a, program.dtype)}", f"b = {tensor_literal(b, program.dtype)}",
                "y = out + 0.0")
     for change in ("y.mul_(a)", "y.add_(b)", f"y.mul_({scalar})"):
         script.run(change)  # one step each: a reproducer ends at the step that failed
@@ -238,7 +232,7 @@ def test_index_assignment_into_zeros_gives_the_right_gradients(engine, data):
         script.run(f"n[{position}] = out.reshape(()) * {factor}")
     script.check("not n.is_leaf and n.requires_grad",
                  "n did not join the graph after index assignment")
-    script.run(f"n.backward({_tensor(v, program.dtype)})")
+    script.run(f"n.backward({tensor_literal(v, program.dtype)})")
     weight = sum(v[p] * c for p, c in factors.items())
     expected = analytic_grads(program)
     assert_leaf_grads(script, program, expected, oracle=f"analytic x {weight:.4g}",
@@ -256,7 +250,7 @@ def test_in_place_with_an_operand_requiring_grad_joins_the_graph(engine, data):
     script = Script(engine)
     script.build(program)
     script.run(f"a = torch.zeros({_sizes(shape)}, dtype=torch.{program.dtype})" if shape else
-               f"a = {_tensor(np.zeros(()), program.dtype)}",
+               f"a = {tensor_literal(np.zeros(()), program.dtype)}",
                "a.add_(out)")
     script.check("not a.is_leaf and a.requires_grad and a.grad_fn is not None",
                  "a.add_(out) with out requiring grad left a as a plain leaf")
@@ -302,8 +296,8 @@ def test_overwriting_a_non_leaf_passes_zero_gradient_to_its_history(engine, data
         src_shape = data.draw(broadcasting_shapes(shape, leading_ones=False), label="src shape")
         src_requires_grad = data.draw(st.booleans(), label="src.requires_grad")
         src = data.draw(values(src_shape, dtype), label="src")
-        script.run(f"src = {_tensor(src, dtype, requires_grad=src_requires_grad)}")
-    script.run(f"y.{overwrite}", f"y.backward({_tensor(gradient, dtype)})")
+        script.run(f"src = {tensor_literal(src, dtype, requires_grad=src_requires_grad)}")
+    script.run(f"y.{overwrite}", f"y.backward({tensor_literal(gradient, dtype)})")
     zeros = Gradients({leaf.name: np.zeros_like(leaf.values) for leaf in program.grad_leaves()},
                       magnitude=0.0)
     assert_leaf_grads(script, program, zeros, oracle=f"zero: y.{overwrite} overwrote every value")
@@ -330,8 +324,8 @@ def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, da
     gradient = data.draw(cotangents(shape, dtype), label="gradient")
     script = Script(engine, behaviour="INP-12")
     script.build(program)
-    script.run(f"v = {_tensor(v, v_dtype, requires_grad=True)}", "y = out + 0.0",
-               f"y[{row}] = v", f"y.backward({_tensor(gradient, dtype)})")
+    script.run(f"v = {tensor_literal(v, v_dtype, requires_grad=True)}", "y = out + 0.0",
+               f"y[{row}] = v", f"y.backward({tensor_literal(gradient, dtype)})")
     kept = gradient.copy()
     kept[row] = 0.0
     assert_leaf_grads(script, program, analytic_grads(program, kept),
@@ -355,8 +349,8 @@ def test_a_saved_result_is_checked_in_the_graph_of_its_gradient(engine, shape, d
     x = data.draw(values(shape, "float32"), label="x")
     v = data.draw(cotangents(shape, "float32"), label="v")
     script = Script(engine)
-    script.run(f"x = {_tensor(x, 'float32', requires_grad=True)}",
-               f"v = {_tensor(v, 'float32', requires_grad=True)}", f"y = torch.{op}(x)",
+    script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               f"v = {tensor_literal(v, 'float32', requires_grad=True)}", f"y = torch.{op}(x)",
                "g, = torch.autograd.grad(y, x, grad_outputs=v, create_graph=True)",
                "y.add_(1.0)")
     script.raises("torch.autograd.grad(g.sum(), v)")

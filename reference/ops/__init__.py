@@ -10,8 +10,8 @@ the op's exact derivative, so float64 programs agree with central differences (V
 - `arithmetic.py`  + - * / ** and negation
 - `elementwise.py` exp, log, tanh, sigmoid, relu, sqrt, abs, sgn, comparisons
 - `reductions.py`  sum, mean, mse_loss
-- `views.py`       reshape, unsqueeze, expand, transpose
-- `indexing.py`    a[key]
+- `views.py`       reshape/view, unsqueeze, squeeze, expand, transpose, t
+- `indexing.py`    a[key], select, narrow
 - `linalg.py`      matmul, addmm, linear
 - `copies.py`      clone, to
 - `inplace.py`     add_ ... div_, fill_, copy_, a[key] = value
@@ -21,15 +21,15 @@ the op's exact derivative, so float64 programs agree with central differences (V
 from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
 from .copies import clone, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
-from .indexing import index
+from .indexing import index, narrow, select
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
 from .reductions import mean, mse_loss, sum
-from .views import expand, permute_reversed, reshape, t, transpose, unsqueeze
+from .views import expand, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
     "abs", "add", "add_", "clone", "compare", "copy_", "div", "div_", "exp", "expand", "fill_", "index",
-    "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "neg", "permute_reversed", "pow",
-    "rdiv", "relu", "reshape", "rpow", "rsub", "sgn", "sigmoid", "sqrt", "sub", "sub_", "sum", "t", "tanh", "to",
-    "transpose", "unsqueeze",
+    "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
+    "pow", "rdiv", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
+    "sum", "t", "tanh", "to", "transpose", "unsqueeze", "view",
 ]

@@ -148,6 +148,21 @@ def expand_to(grad, shape):
     return grad.expand(shape) if isinstance(grad, Tensor) else np.broadcast_to(grad, shape)
 
 
+def scatter_add(grad, shape, key):
+    """Zeros of `shape` with `grad` added where `key` (NumPy indices) read it from: an element
+    read twice gets both. Under create_graph the sum stays differentiable: grad times a
+    constant 0/1 matrix whose row i picks the element that result element i was read from."""
+    if not isinstance(grad, Tensor):
+        full = np.zeros(shape, grad.dtype)
+        np.add.at(full, key, grad)
+        return full
+    numel = int(np.prod(shape, dtype=int))
+    sources = np.arange(numel).reshape(shape)[key]
+    picks = np.zeros((sources.size, numel), grad._array.dtype)
+    picks[np.arange(sources.size), sources.ravel()] = 1
+    return (grad.reshape(sources.size) @ make(picks)).reshape(shape)
+
+
 def swap_dims(grad, dim0, dim1):
     return grad.transpose(dim0, dim1) if isinstance(grad, Tensor) else np.swapaxes(grad, dim0, dim1)
 

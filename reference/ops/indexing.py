@@ -6,7 +6,7 @@ import numpy as np
 
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import make, output, unary, zeros_for
+from .common import dims_of, make, output, scatter_add, unary, zeros_for
 from .views import view_of
 
 
@@ -35,6 +35,16 @@ def index(a, key):
     return out if out is not a else _index_once(a, (slice(None),), SliceBackward0)
 
 
+def select(a, dim, i):
+    """a.select(dim, i): a[:, ..., i] with i at `dim` (SelectBackward0, a view)."""
+    return index(a, (slice(None),) * dims_of(a, dim)[0] + (i,))
+
+
+def narrow(a, dim, start, length):
+    """a.narrow(dim, start, length): a[:, ..., start:start + length] (SliceBackward0, a view)."""
+    return index(a, (slice(None),) * dims_of(a, dim)[0] + (slice(start, start + length),))
+
+
 def _index_once(a, key, node_class):
     """One select, slice or general index; the first two are views."""
     x = a._array
@@ -52,7 +62,7 @@ def _index_once(a, key, node_class):
                         for k in (key if isinstance(key, tuple) else (key,))))
     if node_class is IndexBackward0 and not np.may_share_memory(out, x):
         return output(unary(out), node)
-    return view_of(a, out, node, key)
+    return view_of(a, out, node, lambda positions: positions[key])
 
 
 class SelectBackward0(Node):
@@ -77,14 +87,4 @@ class IndexBackward0(SelectBackward0):
 
     def backward(self, grad):
         parts = self._unpack(as_tensors=False)
-        key = tuple(parts) if isinstance(self.key, tuple) else parts[0]
-        if not isinstance(grad, Tensor):
-            full = np.zeros(self.shape, grad.dtype)
-            np.add.at(full, key, grad)
-            return (full,)
-        # Under create_graph the sum must stay differentiable: grad times a constant 0/1 matrix
-        # whose row i picks the element that result element i was read from.
-        sources = np.arange(int(np.prod(self.shape, dtype=int))).reshape(self.shape)[key]
-        picks = np.zeros((sources.size, int(np.prod(self.shape, dtype=int))), grad._array.dtype)
-        picks[np.arange(sources.size), sources.ravel()] = 1
-        return ((grad.reshape(sources.size) @ make(picks)).reshape(self.shape),)
+        return (scatter_add(grad, self.shape, tuple(parts) if isinstance(self.key, tuple) else parts[0]),)

@@ -1,7 +1,7 @@
 """In-place ops: the same op, its result written back, the tensor rebased onto the op's node (INP-11).
 
 `a.add_(b)`, `a.zero_()`, `a.copy_(b)` and `a[key] = value` all bump the version counter that `a`
-shares with its views (INP-10), and are refused where torch refuses them (INP-1, INP-2, MODE-7).
+shares with its views (INP-10), and are refused where torch refuses them (INP-1, VIEW-6, VIEW-13, VIEW-15, MODE-7).
 """
 import numpy as np
 
@@ -10,28 +10,42 @@ from ..graph import Node, record, recording
 from ..tensor import Tensor, make
 from .arithmetic import add, div, mul, sub
 from .common import as_operand, meta, sum_to, value as value_of  # `value` names fill_'s argument
-from .indexing import SelectBackward0
 
 _state = grad_mode.state
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW_MESSAGE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+    "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked).")
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation.")
 INPLACE_INFERENCE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
     "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 
 
-def _check_inplace(a, leaf_message):
-    """torch's refusals: inference tensors (MODE-7), requiring leaves and their views (INP-1, INP-2,
-    MSG-6), index assignment included (INP-3). Only in grad mode: a leaf that does not require grad,
-    and under no_grad one that does, may be modified in place (INP-4, MODE-3)."""
+def _check_inplace(a, leaf_message, *operands):
+    """torch's refusals: a view whose elements share memory (VIEW-15, in no_grad too); inference
+    tensors (MODE-7); in grad mode, a view taken under no_grad that the op would record (VIEW-13),
+    and requiring leaves and their views (INP-1, VIEW-6, MSG-6), index assignment included
+    (INP-3). A leaf that does not require grad, and under no_grad one that does, may be modified
+    in place (INP-4, MODE-3)."""
+    view = a._view
+    if view is not None and view.overlaps():
+        raise RuntimeError(OVERLAP_MESSAGE)
     if a._inference and not _state.inference:
         raise RuntimeError(INPLACE_INFERENCE_MESSAGE)
     if _state.enabled:
+        base = a._base
+        if view is not None and not view.in_grad_mode and recording(base, *operands):
+            raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
         if a._requires_grad and a.grad_fn is None:
             raise RuntimeError(leaf_message)
-        base = a._base
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
 
@@ -44,27 +58,27 @@ def _snapshot(a):
 def _rebase(a, node):
     """After an in-place write: bump the version and make `node` a's grad_fn (INP-10, INP-11).
 
-    No node: the write was not recorded, only the version moves (a leaf stays a leaf, INP-4). For a
-    view made by indexing a non-leaf, the base is rebased too: it becomes a CopySlices of the view's
-    new value, and the view is re-read from it (INP-13).
+    No node: the write was not recorded, only the version moves (a leaf stays a leaf, INP-4). A
+    view's write is recorded in its base (VIEW-8): the base becomes a CopySlices that takes the
+    view's new values, the output of `node`, at the view's positions, and the view, whose version
+    moved, reads them back from there on its next use (VIEW-9, views.py).
     """
     a._bump_version()
     if node is None:
         return
+    if a._view is None:
+        a._set_grad_fn(node)
+        return
     base = a._base
-    if base is not None and a._view_key is not None:
-        copy = CopySlices(base, make(a._array, True, node))
-        copy.shape, copy.key, copy.value_meta = base._array.shape, a._view_key, meta(a)
-        base._set_grad_fn(copy)
-        node = AsStridedBackward0(base)
-        node.shape, node.key = base._array.shape, a._view_key
-    a._set_grad_fn(node)
+    copy = CopySlices(base, make(a._array, True, node))
+    copy.shape, copy.positions, copy.value_meta = base._array.shape, a._view.positions, meta(a)
+    base._set_grad_fn(copy)
 
 
 def _inplace(a, op, ufunc, other):
     """Apply op(a, other) in place: recorded like the out-of-place op when a gradient can flow."""
-    _check_inplace(a, LEAF_MESSAGE)
     other = as_operand(other)
+    _check_inplace(a, LEAF_MESSAGE, other)
     if recording(a, other):
         out = op(_snapshot(a), other)
         a._array[...] = out._array
@@ -123,8 +137,8 @@ class FillBackward2(FillBackward):
 
 def copy_(a, src):
     """a.copy_(src): a takes src's values and, if src requires grad, its gradient path."""
-    _check_inplace(a, LEAF_MESSAGE)
     src = as_operand(src)
+    _check_inplace(a, LEAF_MESSAGE, src)
     node = record(CopyBackwards, a, src)
     if node is not None:
         node.src_meta = meta(src)
@@ -151,33 +165,32 @@ def index_put(a, key, value):
     elif isinstance(key, tuple):
         key = tuple(k._array if isinstance(k, Tensor) else k for k in key)
     value = as_operand(value)
-    _check_inplace(a, VIEW_OF_LEAF_MESSAGE)  # INP-3: refused on a leaf that requires grad
+    _check_inplace(a, VIEW_OF_LEAF_MESSAGE, value)  # INP-3: refused on a leaf that requires grad
     node = record(CopySlices, a, value)
     if node is not None:
-        node.shape, node.key, node.value_meta = a._array.shape, key, meta(value)
+        positions = np.arange(a._array.size).reshape(a._array.shape)[key]
+        node.shape, node.positions, node.value_meta = a._array.shape, positions, meta(value)
     a._array[key] = value_of(value)
     _rebase(a, node)
 
 
 class CopySlices(Node):
-    """t[key] = value: the overwritten part of t gets no gradient; value gets grad[key] (INP-12, GFN-6)."""
+    """t[key] = value, or an in-place op on a view of t: the elements at the flat `positions` of t
+    were overwritten. They pass no gradient to t's old value; the value written, of the shape of
+    `positions` or broadcast to it, gets the gradient there (INP-12, GFN-6, VIEW-8)."""
 
-    __slots__ = ("shape", "key", "value_meta")
+    __slots__ = ("shape", "positions", "value_meta")
 
     def name(self):
         return "torch::autograd::CopySlices"
 
     def backward(self, grad):
+        flat = grad.reshape(-1)
         kept = None
         if self.needs_grad(0):
-            mask = np.ones(self.shape, grad._array.dtype if isinstance(grad, Tensor) else grad.dtype)
-            mask[self.key] = 0
-            kept = grad * mask
-        value = sum_to(grad[self.key], self.value_meta) if self.needs_grad(1) else None
+            mask = np.ones(flat.shape, grad._array.dtype if isinstance(grad, Tensor) else grad.dtype)
+            mask[self.positions] = 0
+            kept = (flat * mask).reshape(self.shape)
+        written = flat[np.atleast_1d(self.positions)].reshape(np.shape(self.positions))
+        value = sum_to(written, self.value_meta) if self.needs_grad(1) else None
         return kept, value
-
-
-class AsStridedBackward0(SelectBackward0):
-    """A view re-read from its base after an in-place op on the view (INP-13)."""
-
-    __slots__ = ()

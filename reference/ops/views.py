@@ -1,26 +1,88 @@
-"""Views: reshape, unsqueeze, expand, transpose. They share storage and version counter with their
-base (INP-10), so an in-place change through either is seen by both and by the graph."""
+"""Views: reshape/view, flatten, unsqueeze, squeeze, expand, transpose, t, select and narrow (and
+`a[int or slice]`, indexing.py). A view shares storage and version counter with its base, the
+tensor it was ultimately taken from (VIEW-1, VIEW-2, VIEW-4), so an in-place change through
+either is seen by both and by the graph.
+
+Each view keeps a `View`: for each of its elements, the flat position in the base of the element
+it shares. That is all the graph needs: an in-place op on a view rewrites those positions of the
+base (CopySlices, inplace.py), and a view whose storage changed reads its elements back from the
+base's new graph (AsStridedBackward0, `View.follow_base`).
+"""
 import numpy as np
 
+from .. import grad_mode
 from ..graph import Node, record
 from ..tensor import make
-from .common import dims_of, meta, output, sum_to, swap_dims
+from .common import dims_of, meta, output, scatter_add, sum_to, swap_dims
+
+VIEW_MESSAGE = ("view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 
 
-def view_of(a, array, node, key=None):
-    """The result of a view op: shares the base's version counter; `key` locates index views."""
+class View:
+    """Where a view's elements are in its base, whether the view was taken in grad mode (only
+    such views join the graph, VIEW-13), and the version its grad_fn was recorded at."""
+
+    __slots__ = ("positions", "in_grad_mode", "version")
+
+    def __init__(self, positions, version):
+        self.positions = positions
+        self.in_grad_mode = grad_mode.state.enabled
+        self.version = version
+
+    def overlaps(self):
+        """Whether two elements of the view are one element of the base (an expanded view)."""
+        return np.unique(self.positions).size < self.positions.size
+
+    def follow_base(self, view):
+        """The storage changed in place since view's grad_fn was recorded (Tensor.grad_fn calls
+        this): a view taken in grad mode of a base that requires grad now reads its elements from
+        the base's current grad_fn (VIEW-9, VIEW-10)."""
+        self.version = view._counter.value
+        base = view._base
+        if self.in_grad_mode and base._requires_grad:
+            node = AsStridedBackward0(base)
+            node.shape, node.positions = base._array.shape, self.positions
+            view._set_grad_fn(node)
+
+
+def positions_in_base(a):
+    """For each element of a, the flat position in a's base of the element it shares."""
+    if a._view is not None:
+        return a._view.positions
+    return np.arange(a._array.size).reshape(a._array.shape)
+
+
+def view_of(a, array, node, how):
+    """The result of a view op on `a`: `array` shares a's storage; `how` does to any array of a's
+    shape what the op did (it maps a's positions in the base to the view's)."""
     out = make(array, node is not None, node)
     out._counter = a._shared_counter()
     out._base = a._base if a._base is not None else a
-    if a._base is None:
-        out._view_key = key
+    out._view = View(how(positions_in_base(a)), out._counter.value)
     return out
 
 
+class AsStridedBackward0(Node):
+    """The grad_fn of a view read back from its base after an in-place change (VIEW-11): the
+    gradient added into zeros of the base's shape at the view's positions."""
+
+    __slots__ = ("shape", "positions")
+
+    def backward(self, grad):
+        return (scatter_add(grad, (int(np.prod(self.shape, dtype=int)),), self.positions)
+                .reshape(self.shape),)
+
+
+def _shape_of(shape):
+    """`f(2, 3)` or `f((2, 3))`: the sizes as one tuple."""
+    return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else tuple(shape)
+
+
 def reshape(a, shape):
-    """reshape/view (ViewBackward0, GFN-1); accepts a tuple or separate ints."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
+    """reshape (ViewBackward0, GFN-1): a view where the elements can be read in the new shape
+    from a's strides, else a copy (VIEW-3); accepts a tuple or separate ints."""
+    shape = _shape_of(shape)
     x = a._array
     try:
         out = x.reshape(shape)
@@ -30,8 +92,16 @@ def reshape(a, shape):
     if node is not None:
         node.shape = x.shape
     if np.may_share_memory(out, x):
-        return view_of(a, out, node)
+        return view_of(a, out, node, lambda p: p.reshape(shape))
     return output(out, node)
+
+
+def view(a, shape):
+    """view: reshape that never copies; where it would have to, it raises (VIEW-5)."""
+    out = reshape(a, shape)
+    if out._base is None and a._array.size > 1:
+        raise RuntimeError(VIEW_MESSAGE)
+    return out
 
 
 class ViewBackward0(Node):
@@ -45,27 +115,48 @@ class ViewBackward0(Node):
 
 def unsqueeze(a, dim):
     x = a._array
-    out = np.expand_dims(x, dim if dim >= 0 else dim + x.ndim + 1)
+    dim = dim if dim >= 0 else dim + x.ndim + 1
     node = record(UnsqueezeBackward0, a)
     if node is not None:
         node.shape = x.shape
-    return view_of(a, out, node)
+    return view_of(a, np.expand_dims(x, dim), node, lambda p: np.expand_dims(p, dim))
 
 
 class UnsqueezeBackward0(ViewBackward0):
     __slots__ = ()
 
 
+def squeeze(a, dim=None):
+    """squeeze() drops every size-1 dim (SqueezeBackward0), squeeze(dim) that one if its size is
+    1 (SqueezeBackward1)."""
+    x = a._array
+    if dim is None:
+        dims, node_class = tuple(d for d, size in enumerate(x.shape) if size == 1), SqueezeBackward0
+    else:
+        dims, node_class = tuple(d for d in dims_of(a, dim) if x.shape[d] == 1), SqueezeBackward1
+    node = record(node_class, a)
+    if node is not None:
+        node.shape = x.shape
+    return view_of(a, x.squeeze(dims), node, lambda p: p.squeeze(dims))
+
+
+class SqueezeBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward1(ViewBackward0):
+    __slots__ = ()
+
+
 def expand(a, sizes):
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = tuple(sizes[0])
+    sizes = _shape_of(sizes)
     x = a._array
     lead = len(sizes) - x.ndim
     shape = tuple(x.shape[i - lead] if n == -1 else n for i, n in enumerate(sizes))
     node = record(ExpandBackward0, a)
     if node is not None:
         node.meta = meta(a)
-    return view_of(a, np.broadcast_to(x, shape), node)
+    return view_of(a, np.broadcast_to(x, shape), node, lambda p: np.broadcast_to(p, shape))
 
 
 class ExpandBackward0(Node):
@@ -81,7 +172,8 @@ def _transposed(a, dim0, dim1, node_class):
     node = record(node_class, a)
     if node is not None:
         node.dims = dims
-    return view_of(a, np.swapaxes(x, *dims) if dims else x.view(), node)
+    swap = (lambda p: np.swapaxes(p, *dims)) if dims else (lambda p: p.view())
+    return view_of(a, swap(x), node, swap)
 
 
 def transpose(a, dim0, dim1):

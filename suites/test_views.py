@@ -1,0 +1,356 @@
+"""Views and in-place operations on views: what shares storage, version counter and graph with
+its base, as the tensor-views page and the autograd note's "In-place operations" describe
+(VIEW-*). A view chain is drawn (harness.strategies.view_chains) with, for every element of the
+view, the position in its base that it shares: the oracle of an in-place op on a view is the
+same program written out of place, with those positions of the base replaced."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import (cotangents, programs, shapes, values,
+                                                     view_chains, view_positions)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+pytestmark = needs("views")
+
+VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
+                        "in-place operation.")
+NO_GRAD_VIEW_MESSAGE = ("A view was created in no_grad mode and is being modified inplace with "
+                        "grad mode enabled.")
+OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor "
+                   "refers to a single memory location.")
+VERSION_MESSAGE = ("one of the variables needed for gradient computation has been modified by an "
+                   "inplace operation")
+
+
+class Change:
+    """An in-place op on a view `v`, with `w` a constant of v's shape: its line, the values it
+    leaves (`new(old, w)`) and their derivative with respect to the old values (`slope(old, w)`)."""
+
+    def __init__(self, line: str, new, slope):
+        self.line, self.new, self.slope = line, new, slope
+
+
+CHANGES = {
+    "mul_(-1.5)": Change("v.mul_(-1.5)", lambda old, w: old * -1.5, lambda old, w: -1.5),
+    "div_(2.0)": Change("v.div_(2.0)", lambda old, w: old / 2.0, lambda old, w: 0.5),
+    "add_(w)": Change("v.add_(w)", lambda old, w: old + w, lambda old, w: 1.0),
+    "mul_(w)": Change("v.mul_(w)", lambda old, w: old * w, lambda old, w: w),
+    "copy_(w)": Change("v.copy_(w)", lambda old, w: w + 0 * old, lambda old, w: 0.0),
+    "zero_()": Change("v.zero_()", lambda old, w: 0 * old, lambda old, w: 0.0),
+}
+
+
+def _chain(chain) -> str:
+    return "".join(step.text for step in chain)
+
+
+@st.composite
+def _viewed_programs(draw, engine, *, writable: bool = True):
+    """A random program whose output `out` is copied to the non-leaf `y = out + 0.0` (no node
+    saves y), a view chain of y, and the chain's positions in y."""
+    program = draw(programs(engine, output="any"), label="program")
+    chain = draw(view_chains(program.output_shape(), writable=writable), label="view chain")
+    return program, chain, view_positions(program.output_shape(), chain)
+
+
+def _scattered(shape, positions, values) -> np.ndarray:
+    """Zeros of `shape` with `values` added at the flat `positions` (repeated ones add up)."""
+    out = np.zeros(int(np.prod(shape, dtype=int)))
+    np.add.at(out, positions.ravel(), np.broadcast_to(values, positions.shape).ravel())
+    return out.reshape(shape)
+
+
+# ----- storage, _base, version counter ----------------------------------------------------------
+@behaviour("VIEW-1")
+@needs("inplace")
+@given(data=st.data())
+def test_a_view_shares_storage_with_its_base(engine, data):
+    """Every view op, chained: the view holds the base's elements at its positions; a change
+    through the base shows in the view, and one through the view (not expanded) in the base."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape, writable=False), label="view chain")
+    positions = view_positions(shape, chain)
+    base = data.draw(values(shape, "float64"), label="base")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(base, 'float64')}", f"v = x{_chain(chain)}")
+    script.check_close("v", base.ravel()[positions], dtype="float64", oracle="the base's elements")
+    script.run("x.mul_(-2.0)")
+    script.check_close("v", -2.0 * base.ravel()[positions], dtype="float64",
+                       oracle="the base's elements after x.mul_(-2.0)")
+    writable = data.draw(view_chains(shape), label="writable view chain")
+    positions = view_positions(shape, writable)
+    script.run(f"u = x{_chain(writable)}", "u.mul_(-0.5)")
+    expected = -2.0 * base.ravel()
+    expected[positions.ravel()] *= -0.5
+    script.check_close("x", expected.reshape(shape), dtype="float64",
+                       oracle="the base after u.mul_(-0.5) through its view u")
+
+
+@behaviour("VIEW-1")
+@needs("inplace")
+def test_the_tensor_views_page_example(engine):
+    """The tensor-views page's example: b = t.view(2, 8); b[0][0] = 3.14 changes t[0][0]."""
+    script = Script(engine)
+    script.run("t = torch.rand(4, 4)", "b = t.view(2, 8)", "b[0][0] = 3.14")
+    script.check("abs(t[0][0].item() - 3.14) < 1e-6",
+                 "after b[0][0] = 3.14 through the view b, t[0][0] is {t[0][0].item()}")
+
+
+@behaviour("VIEW-2")
+@given(data=st.data())
+def test_a_view_names_its_base(engine, data):
+    """x._base is the tensor a view was ultimately taken from, also for a view of a view, and
+    _is_view() says so; a tensor that is not a view has _base None."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape, writable=False), label="view chain")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape})", f"v = x{_chain(chain)}")
+    script.check("x._base is None and not x._is_view()",
+                 "x is not a view, but x._base is {x._base} and x._is_view() {x._is_view()}")
+    script.check("v._base is x and v._is_view()",
+                 f"v = x{_chain(chain)}: v._base is x is {{v._base is x}} and v._is_view() is "
+                 "{v._is_view()}")
+
+
+@behaviour("VIEW-3")
+@given(data=st.data())
+def test_copies_do_not_alias(engine, data):
+    """reshape of a transposed tensor, indexing with a list and clone() return copies: a change to
+    the input after them does not show in them."""
+    rows, columns = data.draw(st.integers(2, 3), label="rows"), data.draw(st.integers(2, 3),
+                                                                         label="columns")
+    base = data.draw(values((rows, columns), "float64"), label="base")
+    copies = {"x.t().reshape(-1)": base.T.reshape(-1), "x[[1, 0]]": base[[1, 0]],
+              "x.clone()": base}
+    copy = data.draw(st.sampled_from(sorted(copies)), label="copy")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(base, 'float64')}", f"c = {copy}", "x.add_(1.0)")
+    script.check_close("c", copies[copy], dtype="float64",
+                       oracle=f"{copy} before x changed (a copy)")
+
+
+@behaviour("VIEW-4")
+@needs("inplace")
+@given(data=st.data(), steps=st.lists(st.sampled_from(["x", "v"]), min_size=1, max_size=4))
+def test_a_view_shares_the_version_counter(engine, data, steps):
+    """An in-place op through the view or through the base increments the one counter both
+    read: after each, x._version == v._version, and it has grown."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape})", f"v = x{_chain(chain)}")
+    for target in steps:
+        script.run("before = x._version", f"{target}.add_(1.0)")
+        script.check("x._version == v._version > before",
+                     f"after {target}.add_(1.0), x._version is {{x._version}} and v._version "
+                     "{v._version} (was {before} for both)")
+
+
+@behaviour("VIEW-5")
+@given(rows=st.integers(2, 3), columns=st.integers(2, 3))
+def test_view_of_a_transposed_tensor_raises_and_reshape_copies(engine, rows, columns):
+    """view() cannot read a transposed tensor's elements in the new shape from its strides: it
+    raises; reshape() copies them."""
+    script = Script(engine)
+    script.run(f"x = torch.arange({rows * columns}.0).reshape({rows}, {columns})")
+    script.raises("x.t().view(-1)")
+    expected = np.arange(rows * columns, dtype=float).reshape(rows, columns).T.reshape(-1)
+    script.check_close("x.t().reshape(-1)", expected, dtype="float32", oracle="NumPy")
+
+
+@behaviour("VIEW-15")
+@needs("inplace")
+@given(shape=shapes(), under_no_grad=st.booleans())
+def test_writing_into_an_expanded_view_raises(engine, shape, under_no_grad):
+    """Elements of an expanded tensor share memory: an in-place op on it raises, in no_grad too."""
+    sizes = (2,) + shape
+    script = Script(engine)
+    script.run(f"e = torch.zeros({shape}).expand({sizes})")
+    code = "e.add_(1.0)"
+    script.raises("with torch.no_grad():\n    " + code if under_no_grad else code, OVERLAP_MESSAGE)
+
+
+# ----- in-place through views of leaves and of views taken under no_grad ----------------------
+@behaviour("VIEW-6", "VIEW-7")
+@needs("inplace")
+@given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
+def test_in_place_through_a_view_of_a_requiring_leaf_raises(engine, data, change):
+    """Any view of a leaf that requires grad refuses in-place ops in grad mode, with the 'view of
+    a leaf' message (VIEW-7)."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    script = Script(engine, behaviour="VIEW-6")
+    view_shape = view_positions(shape, chain).shape
+    script.run(f"x = torch.zeros({shape}, requires_grad=True)", f"v = x{_chain(chain)}",
+               f"w = torch.ones({view_shape})")
+    script.raises(CHANGES[change].line)
+    script.raises(CHANGES[change].line, VIEW_OF_LEAF_MESSAGE, behaviour="VIEW-7")
+
+
+@behaviour("VIEW-13", "VIEW-14")
+@needs("inplace")
+@given(data=st.data(), requiring=st.sampled_from(["base", "operand"]))
+def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, requiring):
+    """A view taken under no_grad, of a base that requires grad or written with an operand that
+    does, refuses in-place ops in grad mode (with the message of VIEW-14); under no_grad the
+    same op runs."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    view_shape = view_positions(shape, chain).shape
+    script = Script(engine, behaviour="VIEW-13")
+    if requiring == "base":
+        script.run(f"x = torch.ones({shape}, requires_grad=True) * 2.0",
+                   f"w = torch.ones({view_shape})")
+    else:
+        script.run(f"x = torch.ones({shape})", f"w = torch.ones({view_shape}, requires_grad=True)")
+    script.run("with torch.no_grad():", f"    v = x{_chain(chain)}")
+    script.raises("v.add_(w)")
+    script.raises("v.add_(w)", NO_GRAD_VIEW_MESSAGE, behaviour="VIEW-14")
+    script.run("with torch.no_grad():", "    v.add_(w)")
+
+
+# ----- gradients through in-place ops on views -----------------------------------------------------
+@behaviour("VIEW-8")
+@needs("inplace")
+@given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
+def test_in_place_on_a_view_is_recorded_in_its_base(engine, data, change):
+    """y = out + 0.0; v = a view of y; an in-place op on v changes y's elements at v's positions,
+    and the gradients of (y * g).sum() are those of the program written out of place: g, times
+    the op's slope at those positions."""
+    program, chain, positions = data.draw(_viewed_programs(engine))
+    shape, dtype = program.output_shape(), program.dtype
+    w = data.draw(values(positions.shape, dtype, bound=2.0), label="w")
+    g = data.draw(cotangents(shape, dtype), label="g")
+    y = program.evaluate()[program.output].astype(float).reshape(-1)
+    old = y[positions]
+    y[positions.ravel()] = np.broadcast_to(CHANGES[change].new(old, w), positions.shape).ravel()
+    slope = np.ones(y.size)
+    slope[positions.ravel()] = np.broadcast_to(CHANGES[change].slope(old, w), positions.shape).ravel()
+    script = Script(engine)
+    script.build(program)
+    script.run(f"w = {tensor_literal(w, dtype)}", "y = out + 0.0", f"v = y{_chain(chain)}",
+               CHANGES[change].line)
+    script.check("y.requires_grad and not y.is_leaf",
+                 "after an in-place op on its view, y is a leaf or does not require grad")
+    script.check_close("y", y.reshape(shape), dtype=dtype, oracle="the program out of place")
+    script.run(f"(y * {tensor_literal(g, dtype)}).sum().backward()")
+    expected = analytic_grads(program, g * slope.reshape(shape))
+    assert_leaf_grads(script, program, expected, oracle="analytic, out of place")
+
+
+@behaviour("VIEW-9")
+@needs("inplace")
+@given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
+def test_a_view_carries_its_in_place_change_into_the_graph(engine, data, change):
+    """After an in-place op on the view v of y, gradients of (v * h).sum() are h times the op's
+    slope, at v's positions of y."""
+    program, chain, positions = data.draw(_viewed_programs(engine))
+    shape, dtype = program.output_shape(), program.dtype
+    w = data.draw(values(positions.shape, dtype, bound=2.0), label="w")
+    h = data.draw(cotangents(positions.shape, dtype), label="h")
+    old = program.evaluate()[program.output].astype(float).reshape(-1)[positions]
+    script = Script(engine)
+    script.build(program)
+    script.run(f"w = {tensor_literal(w, dtype)}", "y = out + 0.0", f"v = y{_chain(chain)}",
+               CHANGES[change].line, f"(v * {tensor_literal(h, dtype)}).sum().backward()")
+    cotangent = _scattered(shape, positions, h * CHANGES[change].slope(old, w))
+    assert_leaf_grads(script, program, analytic_grads(program, cotangent),
+                      oracle="analytic, out of place")
+
+
+@behaviour("VIEW-10")
+@needs("inplace")
+@given(data=st.data(), factor=st.sampled_from([-1.5, 0.5, 0.0]))
+def test_views_see_an_in_place_change_of_their_base(engine, data, factor):
+    """v = a view of y (expanded ones included), then y.mul_(c): v holds c times its old values,
+    and gradients of (v * h).sum() are c times those through the unchanged view."""
+    program, chain, positions = data.draw(_viewed_programs(engine, writable=False))
+    shape, dtype = program.output_shape(), program.dtype
+    h = data.draw(cotangents(positions.shape, dtype), label="h")
+    y = program.evaluate()[program.output].astype(float).reshape(-1)
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0", f"v = y{_chain(chain)}", f"y.mul_({factor})")
+    script.check_close("v", factor * y[positions], dtype=dtype, oracle="the base's new values")
+    script.run(f"(v * {tensor_literal(h, dtype)}).sum().backward()")
+    cotangent = factor * _scattered(shape, positions, h)
+    assert_leaf_grads(script, program, analytic_grads(program, cotangent),
+                      oracle=f"analytic x {factor}")
+
+
+@behaviour("VIEW-12")
+@needs("inplace")
+@given(data=st.data())
+def test_writing_a_requiring_operand_into_a_view_joins_the_base_to_the_graph(engine, data):
+    """p = zeros; p's view takes out's elements at the same positions (add_ of out's view): p
+    becomes a non-leaf that requires grad, and (p * g).sum() sends out g at those positions."""
+    program, chain, positions = data.draw(_viewed_programs(engine))
+    shape, dtype = program.output_shape(), program.dtype
+    g = data.draw(cotangents(shape, dtype), label="g")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"p = torch.zeros({shape}, dtype=torch.{dtype})",
+               f"p{_chain(chain)}.add_(out{_chain(chain)})")
+    script.check("p.requires_grad and not p.is_leaf",
+                 "p took a requiring operand through its view, yet p.requires_grad is "
+                 "{p.requires_grad} and p.is_leaf {p.is_leaf}")
+    script.run(f"(p * {tensor_literal(g, dtype)}).sum().backward()")
+    kept = _scattered(shape, positions, 1.0) > 0
+    assert_leaf_grads(script, program, analytic_grads(program, g * kept),
+                      oracle="analytic at the view's positions")
+
+
+@behaviour("VIEW-11")
+@needs("inplace", "grad_fn_names")
+@given(data=st.data())
+def test_in_place_on_a_view_names_copy_slices_and_as_strided(engine, data):
+    """After an in-place op on a view of a non-leaf, the base's grad_fn is CopySlices and the
+    view's AsStridedBackward0."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    script = Script(engine)
+    script.run(f"y = torch.ones({shape}, requires_grad=True) * 2.0", f"v = y{_chain(chain)}",
+               "v.mul_(3.0)")
+    script.check("type(y.grad_fn).__name__ == 'CopySlices'",
+                 "y.grad_fn is {type(y.grad_fn).__name__}, torch's is CopySlices")
+    script.check("type(v.grad_fn).__name__ == 'AsStridedBackward0'",
+                 "v.grad_fn is {type(v.grad_fn).__name__}, torch's is AsStridedBackward0")
+
+
+@behaviour("VIEW-16")
+@given(data=st.data())
+def test_detaching_the_base_in_place_keeps_its_views_in_the_graph(engine, data):
+    """y.detach_() makes y a leaf, but a view of y taken before keeps requires_grad and its
+    grad_fn: gradients through it still reach the program's leaves."""
+    program, chain, positions = data.draw(_viewed_programs(engine, writable=False))
+    shape, dtype = program.output_shape(), program.dtype
+    h = data.draw(cotangents(positions.shape, dtype), label="h")
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0", f"v = y{_chain(chain)}", "y.detach_()")
+    script.check("v.requires_grad and v.grad_fn is not None",
+                 "after y.detach_(), its view v has requires_grad {v.requires_grad} and grad_fn "
+                 "{v.grad_fn}")
+    script.run(f"(v * {tensor_literal(h, dtype)}).sum().backward()")
+    assert_leaf_grads(script, program, analytic_grads(program, _scattered(shape, positions, h)),
+                      oracle="analytic through the view")
+
+
+@behaviour("VIEW-17")
+@needs("inplace")
+@given(data=st.data())
+def test_a_change_through_a_view_under_no_grad_is_version_checked(engine, data):
+    """z = y * y saves y; changing y through a view under no_grad still counts as a change of
+    y: backward through z raises."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    script = Script(engine)
+    script.run(f"y = torch.ones({shape}, requires_grad=True) * 2.0", "z = y * y",
+               "with torch.no_grad():", f"    y{_chain(chain)}.mul_(3.0)")
+    script.raises("z.sum().backward()", VERSION_MESSAGE)
