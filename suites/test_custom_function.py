@@ -329,14 +329,16 @@ class Split(torch.autograd.Function):
 
 
 @behaviour("FN-9", "FN-1")
-@given(data=st.data(), materialize=st.booleans(), used=st.sampled_from(["first", "second", "both"]))
+@given(data=st.data(), materialize=st.booleans(),
+       used=st.sampled_from(["first", "second", "both", "first twice"]))
 def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize, used):
     """Of Split's outputs (2x, 3x), which share one node (FN-1), backward from some: the others'
-    gradients arrive as zeros, or as None after set_materialize_grads(False) (FN-9)."""
+    gradients arrive as zeros, or as None after set_materialize_grads(False) (FN-9). An output
+    used twice receives the sum of both uses' gradients."""
     dtype, x = _case(engine, data)
     setup = "pass" if materialize else "ctx.set_materialize_grads(False)"
     loss = {"first": "double.sum()", "second": "triple.sum()",
-            "both": "(double + triple).sum()"}[used]
+            "both": "(double + triple).sum()", "first twice": "(double + double * 2.0).sum()"}[used]
     script = Script(engine, behaviour="FN-9")
     script.run("received = []", TWO_OUTPUTS.format(setup=setup), _leaf("x", x, dtype),
                "double, triple = Split.apply(x)")
@@ -344,11 +346,12 @@ def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize
                  "Split's outputs have grad_fn {double.grad_fn} and {triple.grad_fn}: one node",
                  behaviour="FN-1")
     script.run(f"{loss}.backward()")
-    missing = (used == "second" and not materialize, used == "first" and not materialize)
+    missing = (used == "second" and not materialize,
+               used in ("first", "first twice") and not materialize)
     script.check(f"received == [{missing}]",
                  f"backward received None for (first, second) output: {{received}}, expected "
                  f"{missing}")
-    factor = {"first": 2.0, "second": 3.0, "both": 5.0}[used]
+    factor = {"first": 2.0, "second": 3.0, "both": 5.0, "first twice": 6.0}[used]
     script.check_close("x.grad", np.full(x.shape, factor), dtype=dtype,
                        oracle=f"{factor}: the used outputs' factors")
 
@@ -384,22 +387,24 @@ def test_non_differentiable_outputs_do_not_require_grad(engine, data):
 
 
 @behaviour("FN-10")
-@given(data=st.data(), trailing=st.integers(0, 2))
-def test_none_gradients_leave_grad_none(engine, data, trailing):
-    """backward returns None for the first argument, a gradient for the second and None for a
-    number argument, then `trailing` extra Nones: the first leaf's .grad stays None."""
+@given(data=st.data(), trailing=st.integers(0, 2), number=st.booleans())
+def test_none_gradients_leave_grad_none(engine, data, trailing, number):
+    """backward returns None for the first argument, a gradient for the second and, if there is
+    one, None for a number argument, then `trailing` extra Nones: the first leaf's .grad stays
+    None."""
     dtype, x = _case(engine, data)
     extra = ", None" * trailing
+    k, k_grad = (", k", ", None") if number else ("", "")
     script = Script(engine)
     script.run("class Product(torch.autograd.Function):",
                "    @staticmethod",
-               "    def forward(ctx, a, b, k):",
-               "        return a * b * k",
+               f"    def forward(ctx, a, b{k}):",
+               "        return a * b * 2.0",
                "    @staticmethod",
                "    def backward(ctx, g):",
-               f"        return None, g * 2.0, None{extra}",
+               f"        return None, g * 2.0{k_grad}{extra}",
                _leaf("a", x, dtype), _leaf("b", x, dtype),
-               "Product.apply(a, b, 2.0).sum().backward()")
+               f"Product.apply(a, b{', 2.0' if number else ''}).sum().backward()")
     script.check("a.grad is None", "backward returned None for a, but a.grad is {a.grad}")
     script.check_close("b.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="what backward returned")
 

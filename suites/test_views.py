@@ -249,7 +249,7 @@ def test_in_place_on_a_view_is_recorded_in_its_base(engine, data, change):
 @given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
 def test_a_view_carries_its_in_place_change_into_the_graph(engine, data, change):
     """After an in-place op on the view v of y, gradients of (v * h).sum() are h times the op's
-    slope, at v's positions of y."""
+    slope, at v's positions of y; retain_grad() on v, then, keeps h."""
     program, chain, positions = data.draw(_viewed_programs(engine))
     shape, dtype = program.output_shape(), program.dtype
     w = data.draw(values(positions.shape, dtype, bound=2.0), label="w")
@@ -258,7 +258,9 @@ def test_a_view_carries_its_in_place_change_into_the_graph(engine, data, change)
     script = Script(engine)
     script.build(program)
     script.run(f"w = {tensor_literal(w, dtype)}", "y = out + 0.0", f"v = y{_chain(chain)}",
-               CHANGES[change].line, f"(v * {tensor_literal(h, dtype)}).sum().backward()")
+               CHANGES[change].line, "v.retain_grad()",
+               f"(v * {tensor_literal(h, dtype)}).sum().backward()")
+    script.check_close("v.grad", h, dtype=dtype, oracle="h, the gradient of (v * h).sum()")
     cotangent = _scattered(shape, positions, h * CHANGES[change].slope(old, w))
     assert_leaf_grads(script, program, analytic_grads(program, cotangent),
                       oracle="analytic, out of place")

@@ -40,7 +40,6 @@ class FunctionBackward(Node):
                            for a in args]
         self._dirty, self._non_differentiable = (), ()
         self._materialize = True
-        self._output_metas = ()
         self._saved_outputs = ()
 
     # ----- what forward (or setup_context) calls ------------------------------------------------
