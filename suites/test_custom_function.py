@@ -356,6 +356,58 @@ def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize
                        oracle=f"{factor}: the used outputs' factors")
 
 
+# A Function with `count` outputs, factor * x for each factor of FACTORS[:count].
+FACTORS = (2.0, 3.0, 4.0)
+MULTIPLES = '''\
+class Multiples(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return tuple(x * factor for factor in {factors})
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return sum(g * factor for g, factor in zip(grads, {factors}))'''
+
+
+def _multiples(engine, data):
+    """A script with x, the outputs o0, o1[, o2] of Multiples.apply(x), and a weight per output."""
+    dtype, x = _case(engine, data)
+    count = data.draw(st.integers(2, 3), label="outputs")
+    weights = data.draw(st.lists(st.sampled_from([1.0, -2.0, 0.5]), min_size=count,
+                                 max_size=count), label="weights")
+    script = Script(engine)
+    outputs = ", ".join(f"o{i}" for i in range(count))
+    script.run(MULTIPLES.format(factors=FACTORS[:count]), _leaf("x", x, dtype),
+               f"{outputs}, = Multiples.apply(x)",
+               "loss = (" + " + ".join(f"o{i} * {w}" for i, w in enumerate(weights)) + ").sum()")
+    return script, dtype, x, weights
+
+
+@behaviour("FN-4")
+@given(data=st.data())
+def test_each_output_gets_its_own_gradient(engine, data):
+    """Multiples gives 2x, 3x (and 4x); with weights w_i on the outputs, backward hands output i
+    the gradient w_i, so x's gradient is the sum of w_i times factor i."""
+    script, dtype, x, weights = _multiples(engine, data)
+    script.run("loss.backward()")
+    expected = sum(w * factor for w, factor in zip(weights, FACTORS))
+    script.check_close("x.grad", np.full(x.shape, expected), dtype=dtype,
+                       oracle="the sum of each output's weight times its factor")
+
+
+@behaviour("FN-4")
+@needs("autograd_grad")
+@given(data=st.data())
+def test_autograd_grad_takes_one_output_s_gradient(engine, data):
+    """autograd.grad of the weighted sum with respect to one output of Multiples gives that
+    output's weight, not the other outputs'."""
+    script, dtype, x, weights = _multiples(engine, data)
+    index = data.draw(st.integers(0, len(weights) - 1), label="output")
+    script.run(f"(g,) = torch.autograd.grad(loss, [o{index}])")
+    script.check_close("g", np.full(x.shape, weights[index]), dtype=dtype,
+                       oracle=f"output {index}'s weight")
+
+
 @behaviour("FN-8")
 @given(data=st.data())
 def test_non_differentiable_outputs_do_not_require_grad(engine, data):
