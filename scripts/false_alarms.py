@@ -12,6 +12,9 @@ per-run logs (with hypothesis' falsifying examples and reproducer scripts) go to
 
     python scripts/false_alarms.py [--seeds 20] [--engines torch,reference] [-n 2] [--jobs 1]
                                    [--profiles ci,ci-seeded,dev-seeded] [--logs DIR]
+                                   [--suites suites/test_views.py,...]
+
+`--suites` narrows every run to some suite modules, for a sweep of a new chapter alone.
 """
 
 from __future__ import annotations
@@ -30,8 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def command(profile: str, seed: int | None, engines: list[str], workers: int) -> list[str]:
-    args = [sys.executable, "-m", "pytest", "suites", "-q", "-rfE", "-p", "no:cacheprovider",
+def command(profile: str, seed: int | None, engines: list[str], workers: int,
+            suites: list[str]) -> list[str]:
+    args = [sys.executable, "-m", "pytest", *suites, "-q", "-rfE", "-p", "no:cacheprovider",
             "-p", "seeded_profiles", "--hypothesis-profile", profile, "--no-report"]
     for engine in engines:
         args += ["--engine", engine]
@@ -40,8 +44,9 @@ def command(profile: str, seed: int | None, engines: list[str], workers: int) ->
     return args + ["-n", str(workers)]
 
 
-def run(profile: str, seed: int | None, engines: list[str], workers: int, logs: Path) -> dict:
-    args = command(profile, seed, engines, workers)
+def run(profile: str, seed: int | None, engines: list[str], workers: int, logs: Path,
+        suites: list[str]) -> dict:
+    args = command(profile, seed, engines, workers, suites)
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("AUTOGRAD_ENGINE", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER")}
     environment["PYTHONPATH"] = os.pathsep.join(
@@ -71,6 +76,8 @@ def main(argv=None) -> int:
     parser.add_argument("--logs", default=str(Path(tempfile.gettempdir()) / "false-alarms"),
                         help="folder for the per-run logs (default: a temporary folder)")
     parser.add_argument("--json", help="write the results as JSON to this path")
+    parser.add_argument("--suites", default="suites",
+                        help="comma-separated suite paths to run (default: every suite)")
     args = parser.parse_args(argv)
     engines = [engine for engine in args.engines.split(",") if engine]
     logs = Path(args.logs)
@@ -82,7 +89,8 @@ def main(argv=None) -> int:
         plan += [(profile, seed) for seed in seeds]
     results = []
     with ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run, profile, seed, engines, args.workers, logs)
+        suites = [path for path in args.suites.split(",") if path]
+        futures = [pool.submit(run, profile, seed, engines, args.workers, logs, suites)
                    for profile, seed in plan]
         for future in futures:
             result = future.result()
