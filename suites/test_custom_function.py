@@ -439,14 +439,15 @@ def test_non_differentiable_outputs_do_not_require_grad(engine, data):
 
 
 @behaviour("FN-10")
-@given(data=st.data(), trailing=st.integers(0, 2), number=st.booleans())
-def test_none_gradients_leave_grad_none(engine, data, trailing, number):
-    """backward returns None for the first argument, a gradient for the second and, if there is
-    one, None for a number argument, then `trailing` extra Nones: the first leaf's .grad stays
-    None."""
+@given(data=st.data(), trailing=st.integers(0, 2), number=st.booleans(), none_for_a=st.booleans())
+def test_none_gradients_leave_grad_none(engine, data, trailing, number, none_for_a):
+    """backward returns None for one argument, a gradient for the other and, if there is one,
+    None for a number argument, then `trailing` extra Nones: the leaf given None keeps .grad None."""
     dtype, x = _case(engine, data)
     extra = ", None" * trailing
     k, k_grad = (", k", ", None") if number else ("", "")
+    grads, kept, got = (("None, g * 2.0", "a", "b") if none_for_a else
+                        ("g * 2.0, None", "b", "a"))
     script = Script(engine)
     script.run("class Product(torch.autograd.Function):",
                "    @staticmethod",
@@ -454,11 +455,13 @@ def test_none_gradients_leave_grad_none(engine, data, trailing, number):
                "        return a * b * 2.0",
                "    @staticmethod",
                "    def backward(ctx, g):",
-               f"        return None, g * 2.0{k_grad}{extra}",
+               f"        return {grads}{k_grad}{extra}",
                _leaf("a", x, dtype), _leaf("b", x, dtype),
                f"Product.apply(a, b{', 2.0' if number else ''}).sum().backward()")
-    script.check("a.grad is None", "backward returned None for a, but a.grad is {a.grad}")
-    script.check_close("b.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="what backward returned")
+    script.check(f"{kept}.grad is None",
+                 f"backward returned None for {kept}, but {kept}.grad is {{{kept}.grad}}")
+    script.check_close(f"{got}.grad", np.full(x.shape, 2.0), dtype=dtype,
+                       oracle="what backward returned")
 
 
 @behaviour("FN-11")
@@ -536,17 +539,18 @@ def test_apply_without_recording_gives_constants(engine, data, how):
 
 @behaviour("FN-15")
 @needs("inplace")
-@given(data=st.data())
-def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engine, data):
+@given(data=st.data(), change=st.sampled_from(["h.mul_(2.0)", "h.data.mul_(2.0)"]))
+def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engine, data, change):
     """forward doubles h = x * 1 in place and marks it dirty: apply returns h itself, its
-    version went up and its grad_fn is the Function's node, through which x gets 2 * 1; marking a
-    leaf that requires grad raises."""
+    version went up (also when the change went through h.data, which the counter does not see:
+    marking it dirty is what counts it) and its grad_fn is the Function's node, through which x
+    gets 2 * 1; marking a leaf that requires grad raises."""
     dtype, x = _case(engine, data)
     script = Script(engine)
     script.run("class DoubleInPlace(torch.autograd.Function):",
                "    @staticmethod",
                "    def forward(ctx, h):",
-               "        h.mul_(2.0)",
+               f"        {change}",
                "        ctx.mark_dirty(h)",
                "        return h",
                "    @staticmethod",
@@ -645,6 +649,29 @@ def test_messages_for_wrong_gradients(engine, data):
     script.raises("Double.apply(x).sum().backward()",
                   f"Function DoubleBackward returned an invalid gradient at index 0 - got {wrong} "
                   f"but expected shape compatible with {shape}")
+
+
+@behaviour("FN-20")
+@needs("messages", "inplace")
+@given(data=st.data())
+def test_a_modified_saved_output_is_named_after_the_function(engine, data):
+    """Cube saves its own output y; after y.mul_(2.0) backward raises, naming y as 'output 0 of
+    Cube' with its versions."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class Cube(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        y = x * x * x",
+               "        ctx.save_for_backward(y)",
+               "        return y",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        (y,) = ctx.saved_tensors",
+               "        return g * y",
+               _leaf("x", x, dtype), "y = Cube.apply(x)", "y.mul_(2.0)")
+    script.raises("y.sum().backward()",
+                  "which is output 0 of Cube, is at version 1; expected version 0 instead")
 
 
 @behaviour("FN-21")

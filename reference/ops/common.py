@@ -129,7 +129,7 @@ def sum_to(grad, meta):
     if grad.shape != shape:
         lead = grad.ndim - len(shape)
         if lead < 0:  # the input had extra leading 1s (assigning a [1, 3] value into a [3] slot)
-            return sum_to(grad.reshape(shape), meta)
+            return sum_to(grad, (shape[-lead:], dtype)).reshape(shape)
         dims = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
         grad = (grad.sum(dims) if isinstance(grad, Tensor) else grad.sum(axis=dims)).reshape(shape)
