@@ -408,6 +408,29 @@ def test_autograd_grad_takes_one_output_s_gradient(engine, data):
                        oracle=f"output {index}'s weight")
 
 
+@behaviour("FN-1")
+@given(data=st.data())
+def test_an_argument_returned_unchanged_comes_back_as_a_new_output(engine, data):
+    """forward returns its argument x as it is: apply gives a new tensor whose grad_fn is the
+    Function's node, x stays a leaf, and x's gradient is what backward returns."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class Identity(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        return x",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        return g * 2.0",
+               _leaf("x", x, dtype), "y = Identity.apply(x)")
+    script.check("y is not x and not y.is_leaf and y.grad_fn is not None",
+                 "apply returned x itself or a leaf: y is x is {y is x}, y.grad_fn is {y.grad_fn}")
+    script.check("x.is_leaf and x.grad_fn is None",
+                 "x became a non-leaf with grad_fn {x.grad_fn} by being returned from forward")
+    script.run("y.sum().backward()")
+    script.check_close("x.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="what backward returned")
+
+
 @behaviour("FN-8")
 @given(data=st.data())
 def test_non_differentiable_outputs_do_not_require_grad(engine, data):

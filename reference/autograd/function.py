@@ -40,7 +40,6 @@ class FunctionBackward(Node):
                            for a in args]
         self._dirty, self._non_differentiable = (), ()
         self._materialize = True
-        self._saved_outputs = ()
 
     # ----- what forward (or setup_context) calls ------------------------------------------------
     def save_for_backward(self, *tensors):
