@@ -583,13 +583,13 @@ def _along(dim: int, key) -> tuple:
 
 @st.composite
 def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> ViewStep:
-    """One view op valid on `shape`. Reshapes only come `first` (on a tensor whose elements are in
-    order they are views, later they may copy); expand, whose elements share memory, only where
-    the view need not be `writable`."""
+    """One view op valid on `shape`. Reshapes only come `first`, on a contiguous tensor (whose
+    elements are in row-major order: there they are views, later they may copy); expand, whose
+    elements share memory, only where the view need not be `writable`."""
     ndim = len(shape)
     kinds = ["unsqueeze"]
     if first:
-        kinds += ["view", "reshape"] + (["flatten"] if ndim else [])
+        kinds += ["view", "reshape"] + (["flatten"] if ndim != 1 else [])  # 1-D: itself
     if ndim >= 1:
         kinds += ["select int", "slice", "select", "narrow"]
     if ndim >= 2:

@@ -52,8 +52,9 @@ def _chain(chain) -> str:
 
 @st.composite
 def _viewed_programs(draw, engine, *, writable: bool = True):
-    """A random program whose output `out` is copied to the non-leaf `y = out + 0.0` (no node
-    saves y), a view chain of y, and the chain's positions in y."""
+    """A random program whose output `out` is copied to the contiguous non-leaf
+    `y = out.contiguous() + 0.0` (no node saves y; `out` may be a transposed view, and `out + 0.0`
+    keeps its layout), a view chain of y, and the chain's positions in y."""
     program = draw(programs(engine, output="any"), label="program")
     chain = draw(view_chains(program.output_shape(), writable=writable), label="view chain")
     return program, chain, view_positions(program.output_shape(), chain)
@@ -215,14 +216,14 @@ def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, 
     script.run("with torch.no_grad():", "    v.add_(w)")
 
 
-# ----- gradients through in-place ops on views -----------------------------------------------------
+# ----- gradients through in-place ops on views ---------------------------------------------
 @behaviour("VIEW-8")
 @needs("inplace")
 @given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
 def test_in_place_on_a_view_is_recorded_in_its_base(engine, data, change):
-    """y = out + 0.0; v = a view of y; an in-place op on v changes y's elements at v's positions,
-    and the gradients of (y * g).sum() are those of the program written out of place: g, times
-    the op's slope at those positions."""
+    """y = a contiguous copy of out; v = a view of y; an in-place op on v changes y's elements
+    at v's positions, and the gradients of (y * g).sum() are those of the program written out of
+    place: g, times the op's slope at those positions."""
     program, chain, positions = data.draw(_viewed_programs(engine))
     shape, dtype = program.output_shape(), program.dtype
     w = data.draw(values(positions.shape, dtype, bound=2.0), label="w")
@@ -231,11 +232,12 @@ def test_in_place_on_a_view_is_recorded_in_its_base(engine, data, change):
     old = y[positions]
     y[positions.ravel()] = np.broadcast_to(CHANGES[change].new(old, w), positions.shape).ravel()
     slope = np.ones(y.size)
-    slope[positions.ravel()] = np.broadcast_to(CHANGES[change].slope(old, w), positions.shape).ravel()
+    slope[positions.ravel()] = np.broadcast_to(CHANGES[change].slope(old, w),
+                                               positions.shape).ravel()
     script = Script(engine)
     script.build(program)
-    script.run(f"w = {tensor_literal(w, dtype)}", "y = out + 0.0", f"v = y{_chain(chain)}",
-               CHANGES[change].line)
+    script.run(f"w = {tensor_literal(w, dtype)}", "y = out.contiguous() + 0.0",
+               f"v = y{_chain(chain)}", CHANGES[change].line)
     script.check("y.requires_grad and not y.is_leaf",
                  "after an in-place op on its view, y is a leaf or does not require grad")
     script.check_close("y", y.reshape(shape), dtype=dtype, oracle="the program out of place")
@@ -257,7 +259,8 @@ def test_a_view_carries_its_in_place_change_into_the_graph(engine, data, change)
     old = program.evaluate()[program.output].astype(float).reshape(-1)[positions]
     script = Script(engine)
     script.build(program)
-    script.run(f"w = {tensor_literal(w, dtype)}", "y = out + 0.0", f"v = y{_chain(chain)}",
+    script.run(f"w = {tensor_literal(w, dtype)}", "y = out.contiguous() + 0.0",
+               f"v = y{_chain(chain)}",
                CHANGES[change].line, "v.retain_grad()",
                f"(v * {tensor_literal(h, dtype)}).sum().backward()")
     script.check_close("v.grad", h, dtype=dtype, oracle="h, the gradient of (v * h).sum()")
@@ -278,7 +281,7 @@ def test_views_see_an_in_place_change_of_their_base(engine, data, factor):
     y = program.evaluate()[program.output].astype(float).reshape(-1)
     script = Script(engine)
     script.build(program)
-    script.run("y = out + 0.0", f"v = y{_chain(chain)}", f"y.mul_({factor})")
+    script.run("y = out.contiguous() + 0.0", f"v = y{_chain(chain)}", f"y.mul_({factor})")
     script.check_close("v", factor * y[positions], dtype=dtype, oracle="the base's new values")
     script.run(f"(v * {tensor_literal(h, dtype)}).sum().backward()")
     cotangent = factor * _scattered(shape, positions, h)
@@ -298,7 +301,7 @@ def test_writing_a_requiring_operand_into_a_view_joins_the_base_to_the_graph(eng
     script = Script(engine)
     script.build(program)
     script.run(f"p = torch.zeros({shape}, dtype=torch.{dtype})",
-               f"p{_chain(chain)}.add_(out{_chain(chain)})")
+               f"p{_chain(chain)}.add_(out.contiguous(){_chain(chain)})")
     script.check("p.requires_grad and not p.is_leaf",
                  "p took a requiring operand through its view, yet p.requires_grad is "
                  "{p.requires_grad} and p.is_leaf {p.is_leaf}")
@@ -335,7 +338,7 @@ def test_detaching_the_base_in_place_keeps_its_views_in_the_graph(engine, data):
     h = data.draw(cotangents(positions.shape, dtype), label="h")
     script = Script(engine)
     script.build(program)
-    script.run("y = out + 0.0", f"v = y{_chain(chain)}", "y.detach_()")
+    script.run("y = out.contiguous() + 0.0", f"v = y{_chain(chain)}", "y.detach_()")
     script.check("v.requires_grad and v.grad_fn is not None",
                  "after y.detach_(), its view v has requires_grad {v.requires_grad} and grad_fn "
                  "{v.grad_fn}")

@@ -19,16 +19,16 @@ the op's exact derivative, so float64 programs agree with central differences (V
 `methods.py` binds these as Tensor methods and operators.
 """
 from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
-from .copies import clone, to
+from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
 from .indexing import index, narrow, select
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
 from .reductions import mean, mse_loss, sum
-from .views import expand, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
+from .views import expand, flatten, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
-    "abs", "add", "add_", "clone", "compare", "copy_", "div", "div_", "exp", "expand", "fill_", "index",
+    "abs", "add", "add_", "clone", "compare", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "index",
     "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
     "pow", "rdiv", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
     "sum", "t", "tanh", "to", "transpose", "unsqueeze", "view",

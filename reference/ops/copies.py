@@ -4,8 +4,14 @@ from .common import cast, output
 
 
 def clone(a):
-    """A copy that stays in the graph (LEAF-3: a non-leaf)."""
+    """A copy that stays in the graph (LEAF-3: a non-leaf), its elements in row-major order."""
     return output(a._array.copy(), record(CloneBackward0, a))
+
+
+def contiguous(a):
+    """a itself if its elements are in row-major order, else its clone: where reshape and
+    flatten then give views (VIEW-3)."""
+    return a if a._array.flags.c_contiguous else clone(a)
 
 
 class CloneBackward0(Node):

@@ -96,6 +96,11 @@ def reshape(a, shape):
     return output(out, node)
 
 
+def flatten(a):
+    """reshape(-1), except that a 1-D tensor is returned itself, not a view of it."""
+    return a if a._array.ndim == 1 else reshape(a, (-1,))
+
+
 def view(a, shape):
     """view: reshape that never copies; where it would have to, it raises (VIEW-5)."""
     out = reshape(a, shape)
