@@ -56,3 +56,29 @@ def test_the_catalog_page_is_up_to_date():
     from scripts.catalog_page import PAGE, render
     assert PAGE.read_text(encoding="utf-8") == render(), (
         "docs/catalog.md is stale: run python scripts/catalog_page.py")
+
+
+def test_the_contract_lists_every_error_the_suites_expect():
+    """docs/adapter-contract.md's Errors table names every behaviour whose test expects an error
+    (`.raises(`), at the catalog's level; the behaviours that check an error's text are the
+    MSG-* ones and the strict text checks the page names beside the table."""
+    import re
+    from pathlib import Path
+    page = (Path(__file__).parents[1] / "docs" / "adapter-contract.md").read_text(encoding="utf-8")
+    table = page.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
+    rows = {id_: line.split("|")[2].strip() for line in table.splitlines()
+            if line.startswith("| ") for id_ in re.findall(r"\b[A-Z]+-\d+\b", line.split("|")[1])}
+    catalog = load_catalog().behaviours
+    assert {id_: level for id_, level in rows.items() if catalog[id_].level != level} == {}
+    text_checks = {"FN-20", "VIEW-7", "VIEW-14"}
+    expecting = set()
+    for path in SUITES:
+        module = importlib.import_module(f"suites.{path.stem}")
+        for name, value in vars(module).items():
+            if name.startswith("test_") and inspect.isfunction(value) \
+                    and ".raises(" in inspect.getsource(value):
+                expecting |= {id_ for mark in getattr(value, "pytestmark", [])
+                              if mark.name == "behaviour" for id_ in mark.args}
+    unlisted = sorted(id_ for id_ in expecting - set(rows) - text_checks
+                      if not id_.startswith("MSG-"))
+    assert not unlisted, f"behaviours whose tests expect an error, missing from the table: {unlisted}"
