@@ -21,6 +21,7 @@ import numpy as np
 
 from . import grad_mode
 from .hooks import saved_tensor_hooks
+from .node_hooks import NodeHookMethods
 from .tensor import Tensor, make
 
 FREED_MESSAGE = (
@@ -39,7 +40,7 @@ _creation_order = itertools.count()
 _state = grad_mode.state
 
 
-class Node:
+class Node(NodeHookMethods):
     """A recorded operation: `next_functions` to its inputs' nodes, the values its backward needs.
 
     `_saved` is `()` for ops that save nothing, a tuple of saved values otherwise, and None once a
@@ -47,7 +48,8 @@ class Node:
     RETAIN-3: add, sum, views... save nothing and can be backpropagated twice).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_node_hooks",
+                 "_metadata", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
@@ -59,6 +61,7 @@ class Node:
         self._versions = ()
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
         self._retained = None  # weak reference to the output tensor that called retain_grad()
+        self._node_hooks = self._metadata = None  # node_hooks.py
 
     def name(self):
         return type(self).__name__
@@ -170,6 +173,7 @@ class AccumulateGrad(Node):
         self._saved = ()
         self._versions = ()
         self._retained = None
+        self._node_hooks = self._metadata = None
         self.variable = variable
 
     @property
@@ -191,7 +195,8 @@ def accumulate_into(tensor, grad):
     that takes part holds a .grad of its own shape and dtype (LEAF-5). Later ones are added in
     place, keeping the object (ACC-3): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place
     starts the next pass from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new
-    differentiable tensor (ACC-4).
+    differentiable tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with
+    grad mode as the walk set it: off unless create_graph (HOOK-9).
     """
     current = tensor._grad
     if isinstance(grad, Tensor):  # create_graph=True
@@ -204,6 +209,9 @@ def accumulate_into(tensor, grad):
     else:
         current._array += grad
         current._bump_version()
+    for hook in (tensor._post_accumulate_hooks or {}).values():
+        if hook(tensor) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def recording(*inputs):
