@@ -3,6 +3,8 @@ is also a line of the failing example's reproducer."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .oracles import Gradients, analytic_grads
 from .program import Leaf, Program
 from .script import Script
@@ -62,3 +64,19 @@ def assert_grads_with_nodes_held_constant(script: Script, program: Program, held
     assert_grads_only_where_expected(
         script, program, expected, oracle=f"analytic with the nodes {how} held constant",
         why_none=f"reaches the output only through nodes {how}")
+
+
+def assert_grads_with_paths_through_scaled(script: Script, program: Program, node: str,
+                                           factor: float, *, how: str) -> None:
+    """Every leaf's .grad after a backward in which the gradient flowing through `node` was
+    multiplied by `factor` (`how` says by what, e.g. a hook): the paths around the node give what
+    they give, the paths through it `factor` times as much (HOOK-2)."""
+    __tracebackhide__ = True
+    full = analytic_grads(program)
+    around = analytic_grads(held_constant(program, [node]))
+    for leaf in program.grad_leaves():
+        base = around.get(leaf.name, np.zeros_like(full[leaf.name]))
+        script.check_close(f"{leaf.name}.grad", base + factor * (full[leaf.name] - base),
+                           dtype=program.dtype,
+                           oracle=f"analytic, paths through {node} x {factor} ({how})",
+                           magnitude=max(1, abs(factor)) * (full.magnitude + around.magnitude))
