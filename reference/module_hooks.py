@@ -9,8 +9,15 @@ grad_output before it flows into the module; the post-hook of the inputs' node r
 which may replace grad_input before it flows out. grad_input and grad_output have one entry per
 argument or result, None for one that is not a tensor or gets no gradient.
 """
+import warnings
+
 from . import graph
 from .tensor import Tensor, make
+
+NO_INPUT_WARNING = (
+    "Full backward hook is firing when gradients are computed with respect to module outputs since no "
+    "inputs require gradients. See https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+    "#torch.nn.Module.register_full_backward_hook for more details.")
 
 
 class BackwardHookFunctionBackward(graph.Node):
@@ -51,13 +58,18 @@ class _HookedCall:
 
     def _on_outputs(self, grad_inputs, grad_outputs):
         """The pre-hooks, on grad_output; where no input went through a node (none requires grad),
-        the full hooks too, with grad_input all None."""
+        the full hooks too, with grad_input all None, which they cannot replace."""
         grad_output = _run(self.module._backward_pre_hooks, self.outputs[0], _spread(self.outputs, grad_outputs),
-                           lambda hook, grads: hook(self.module, grads))
+                           lambda hook, grads: hook(self.module, grads), "pre hook returned an invalid number of grad_output")
         self.grad_output = grad_output
         if self.inputs[1] is None:
+            warnings.warn(NO_INPUT_WARNING, UserWarning, stacklevel=2)
             for hook in self.module._backward_hooks.values():
-                hook(self.module, (None,) * self.inputs[0], grad_output)
+                returned = hook(self.module, (None,) * self.inputs[0], grad_output)
+                if returned is not None and not (isinstance(returned, tuple) and all(g is None for g in returned)):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient should always "
+                                       "return None or None for all gradients.")
+            self.grad_output = None
         return tuple(grad_output[i] for i in self.outputs[1])
 
     def _on_inputs(self, grad_inputs, grad_outputs):
@@ -65,7 +77,8 @@ class _HookedCall:
         if self.grad_output is None:  # the gradient did not come through the module's outputs
             return None
         grad_input = _run(self.module._backward_hooks, self.inputs[0], _spread(self.inputs, grad_inputs),
-                          lambda hook, grads: hook(self.module, grads, self.grad_output))
+                          lambda hook, grads: hook(self.module, grads, self.grad_output),
+                          "hook returned an invalid number of grad_input")
         self.grad_output = None
         return tuple(grad_input[i] for i in self.inputs[1])
 
@@ -103,13 +116,13 @@ def _spread(where, grads):
     return tuple(spread)
 
 
-def _run(table, count, grads, call):
-    """Call each hook of `table` in turn; a result replaces `grads`, and must have `count` entries."""
+def _run(table, count, grads, call, miscount):
+    """Call each hook of `table` in turn; a result replaces `grads`, and must have `count` entries
+    (else torch's RuntimeError, `miscount` naming what)."""
     for hook in table.values():
         returned = call(hook, grads)
         if returned is not None:
             if len(returned) != count:
-                raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got "
-                                   f"{len(returned)}, but expected {count}")
+                raise RuntimeError(f"Backward {miscount}, got {len(returned)}, but expected {count}")
             grads = tuple(returned)
     return grads

@@ -143,3 +143,18 @@ def test_repeated_indices_add_up_in_a_differentiable_gradient():
     (g,) = ag.autograd.grad((x[[0, 0, 1]] ** 2).sum(), [x], create_graph=True)
     (h,) = ag.autograd.grad(g.sum(), [x])
     assert g.tolist() == [4.0, 4.0] and h.tolist() == [4.0, 2.0]
+
+
+def test_hooks_can_ask_which_backward_pass_runs_them():
+    """walk.current_pass() is the pass that runs a hook, and None outside backward (the
+    multi-grad hook keeps its state per pass, HOOK-19)."""
+    from autograd_conformance.reference import walk
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    passes = []
+    y.register_hook(lambda g: passes.append(walk.current_pass()))
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert walk.current_pass() is None
+    assert len(passes) == 2 and None not in passes and passes[0] is not passes[1]
+    assert passes[0].executes(y.grad_fn) and not passes[0].executes((x * 3).grad_fn)
