@@ -10,7 +10,6 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import (SHAPING, programs, recorded_intermediates,
                                                      recorded_nodes)
@@ -248,27 +247,14 @@ def _changeable(program):
             if program.node(name).op not in SAVES_ITS_RESULT | set(SHAPING)]
 
 
-def _scaled_in_place(program, name, scale):
-    """`program` with node `name` computed as `<name>_before`, then multiplied by `scale` (a
-    constant leaf): what `name.mul_(scale)` right after the node makes of it."""
-    before = f"{name}_before"
-    nodes = []
-    for node in program.nodes:
-        if node.name == name:
-            nodes += [Node(before, node.op, node.args, node.param), Node(name, "mul", (before, "scale"))]
-        else:
-            nodes.append(node)
-    scale_leaf = Leaf("scale", np.array(scale), False)
-    return Program(program.dtype, program.leaves + (scale_leaf,), tuple(nodes), program.output), before
-
-
 @behaviour("HOOK-11")
 @needs("hooks", "inplace")
-@given(data=st.data(), scale=st.sampled_from([2.0, 0.5]))
-def test_hooks_registered_before_an_in_place_op_see_the_old_value(engine, data, scale):
-    """h.mul_(s) right after h is computed: a hook registered before it gets d out / d(h before),
-    which is s times what one registered after it gets, d out / d(h after). (s is positive, so
-    that the later ops stay in their domains.)"""
+@given(data=st.data(), k=st.sampled_from([1.0, -0.5, 2.0]))
+def test_hooks_registered_before_an_in_place_op_see_the_old_value(engine, data, k):
+    """h.add_((h - h.detach()) * k) right after h is computed changes no value (the later ops see
+    the same h, so they stay in their domains), but the gradient w.r.t. h's old value is (1 + k)
+    times the gradient w.r.t. its new one: a hook registered before the op gets (1 + k) d out / dh,
+    one registered after it d out / dh."""
     program = data.draw(programs(engine, candidates=_changeable), label="program")
     changed = data.draw(st.sampled_from(_changeable(program)), label="changed node")
 
@@ -276,19 +262,19 @@ def test_hooks_registered_before_an_in_place_op_see_the_old_value(engine, data, 
         if name != changed:
             return [line]
         return [line, f"{name}.register_hook(lambda g: seen.__setitem__('before', to_numpy(g).copy()))",
-                f"{name}.mul_({scale})",
+                f"{name}.add_(({name} - {name}.detach()) * {k})",
                 f"{name}.register_hook(lambda g: seen.__setitem__('after', to_numpy(g).copy()))"]
 
     script = Script(engine)
     script.run("seen = {}")
     script.build(program, wrap=change)
     script.run("out.backward()")
-    scaled, before = _scaled_in_place(program, changed, scale)
-    expected = analytic_grads(scaled, wrt=[before, changed])
+    expected = analytic_grads(program, wrt=[changed])
     script.check("sorted(seen) == ['after', 'before']", "the hooks that ran: {sorted(seen)}")
-    for hook, name in (("before", before), ("after", changed)):
-        script.check_close(f"seen[{hook!r}]", expected[name], dtype=program.dtype,
-                           oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
+    for hook, factor in (("before", 1 + k), ("after", 1.0)):
+        script.check_close(f"seen[{hook!r}]", factor * expected[changed], dtype=program.dtype,
+                           oracle=f"analytic d out / d {changed} x {factor}",
+                           magnitude=factor * expected.magnitude)
 
 
 @behaviour("HOOK-17")
