@@ -217,7 +217,7 @@ def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, first, s
         f"{hooked}.register_hook(lambda g: fired.append(('tensor', None)) or g * {first})",
         f"{hooked}.retain_grad()",
         f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append(('pre', "
-        f"[{COPY} for g in grad_outputs + ({hooked}.grad,)])) or (grad_outputs[0] * {second},))",
+        f"[{COPY} for g in [*grad_outputs, {hooked}.grad]])) or (grad_outputs[0] * {second},))",
         f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', None)))",
     ]
     script = Script(engine)
