@@ -8,13 +8,14 @@
 - `walk.py`     the backward walk (`hooks.py`: where tensor hooks are kept)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
-- `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
+- `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
 - `autograd/`   backward, grad, Variable, functional.jacobian
 - `nn.py`, `optim.py`
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
 from . import autograd, methods, nn, optim  # methods: binds the op set to Tensor
+from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
 from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004

@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import grad_mode
+from . import anomaly, grad_mode
 from .hooks import saved_tensor_hooks
 from .tensor import Tensor, make
 
@@ -34,6 +34,11 @@ INFERENCE_SAVE_MESSAGE = (
     "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
     "normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
 )
+# The version error's hint: where to look, under anomaly mode (INP-18), else how to find out.
+_HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, with "
+         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its gradient. "
+                 "The variable in question was changed in there or anywhere later. Good luck!")
 _NO_EDGE = (None, 0)
 _creation_order = itertools.count()
 _state = grad_mode.state
@@ -47,7 +52,8 @@ class Node:
     RETAIN-3: add, sum, views... save nothing and can be backpropagated twice).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_trace",
+                 "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
@@ -59,6 +65,7 @@ class Node:
         self._versions = ()
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
         self._retained = None  # weak reference to the output tensor that called retain_grad()
+        self._trace = anomaly.forward_trace()  # where forward recorded it, under anomaly mode (ANOM-4)
 
     def name(self):
         return type(self).__name__
@@ -250,7 +257,8 @@ def edge(x):
 
 
 def _modified_message(tensor, expected, node):
-    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7)."""
+    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7); its hint
+    depends on anomaly mode as backward runs (INP-18)."""
     shape = list(tensor.shape)
     producer = node if node.produced(tensor) else tensor.grad_fn
     described = f"[torch.{tensor.dtype.tensor_type} {shape}]"
@@ -259,8 +267,7 @@ def _modified_message(tensor, expected, node):
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {described} is at version {tensor._version}; expected version {expected} "
-        "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
-        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"instead. Hint: {_ANOMALY_HINT if anomaly.state.enabled else _HINT}"
     )
 
 

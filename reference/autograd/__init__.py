@@ -1,8 +1,10 @@
 """`reference.autograd`: backward, grad, custom Functions, saved-tensor hooks (`graph`), the legacy
-Variable shim, and `functional.jacobian`."""
+Variable shim, `functional.jacobian`, and anomaly detection (`detect_anomaly`, `set_detect_anomaly`)."""
+from ..anomaly import detect_anomaly, set_detect_anomaly
 from . import function, functional, graph  # noqa: F401 - reference.autograd.function.once_differentiable
 from .function import Function
 from .gradients import backward, grad
 from .variable import Variable
 
-__all__ = ["Function", "Variable", "backward", "function", "functional", "grad", "graph"]
+__all__ = ["Function", "Variable", "backward", "detect_anomaly", "function", "functional", "grad", "graph",
+           "set_detect_anomaly"]
