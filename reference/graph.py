@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import anomaly, grad_mode
+from . import anomaly, grad_mode, layout
 from .hooks import saved_tensor_hooks
 from .tensor import Tensor, make
 
@@ -194,20 +194,24 @@ class AccumulateGrad(Node):
 def accumulate_into(tensor, grad):
     """Add a gradient into `tensor.grad` the way AccumulateGrad does.
 
-    The first gradient is stored as a new tensor of the tensor's dtype (ACC-5, BC-3), so every leaf
-    that takes part holds a .grad of its own shape and dtype (LEAF-5). Later ones are added in
-    place, keeping the object (ACC-3): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place
-    starts the next pass from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new
-    differentiable tensor (ACC-4).
+    The first gradient is stored as a new tensor of the tensor's dtype (BC-3), never the array that
+    arrived, which may be the caller's or another leaf's too (ACC-5), so every leaf that takes
+    part holds a .grad of its own shape and dtype (LEAF-5), laid out as layout.py says (BC-4,
+    LAYOUT-1). Later ones are added in place, keeping the object and its strides (ACC-3,
+    LAYOUT-2): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place starts the next pass
+    from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new differentiable
+    tensor (ACC-4).
     """
     current = tensor._grad
     if isinstance(grad, Tensor):  # create_graph=True
         if current is None:
-            tensor._grad = make(np.zeros_like(tensor._array)).copy_(grad)
+            tensor._grad = make(layout.zeros_for_grad(tensor._array)).copy_(grad)
         else:
             tensor._grad = current + grad
     elif current is None:
-        tensor._grad = make(np.array(grad, dtype=tensor._array.dtype))
+        first = layout.zeros_for_grad(tensor._array)
+        first[...] = grad
+        tensor._grad = make(first)
     else:
         current._array += grad
         current._bump_version()

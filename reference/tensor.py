@@ -146,7 +146,10 @@ class Tensor(Conversions):
 
     @grad.setter
     def grad(self, value):
-        """Assigning `.grad` checks shape and dtype (ACC-12); None resets it (ACC-8)."""
+        """Assigning `.grad` checks shape and dtype and refuses the tensor itself (ACC-12); None resets
+        it (ACC-8). The tensor is kept as it is, strides too (LAYOUT-2)."""
+        if value is self:
+            raise RuntimeError("can't assign Variable as its own grad")
         if value is not None:
             if value.shape != self.shape:
                 raise RuntimeError(
