@@ -30,6 +30,11 @@ CAPABILITIES = {
     "views": "views that share storage and version counter with their base (view, reshape, "
              "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
+    "anomaly": "autograd.detect_anomaly, autograd.set_detect_anomaly, is_anomaly_enabled and "
+               "is_anomaly_check_nan_enabled: NaN checks and forward tracebacks in backward",
+    "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
+                   "results kept by detach()) and the layout of .grad",
+    "grad_assignment": "assigning a tensor to a leaf's .grad",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag
