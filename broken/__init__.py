@@ -209,6 +209,22 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_expanded_views_unchecked": ("VIEW-15",),
     "reference_detach_base_detaches_views": ("VIEW-16",),
     "reference_no_grad_view_writes_unversioned": ("VIEW-17",),
+    # anomaly detection
+    "reference_sqrt_backward_with_epsilon": ("GRAD-7",),
+    "reference_anomaly_exit_resets_defaults": ("ANOM-1",),
+    "reference_nan_check_needs_forward_trace": ("ANOM-2",),
+    "reference_nan_output_counted_from_one": ("ANOM-3",),
+    "reference_anomaly_traceback_of_backward": ("ANOM-4",),
+    "reference_detect_anomaly_silent": ("ANOM-5",),
+    "reference_anomaly_hint_unchanged": ("INP-18",),
+    # gradient layout and dtype
+    "reference_first_grad_row_major": ("BC-4",),
+    "reference_first_grad_copies_leaf_strides": ("LAYOUT-1",),
+    "reference_accumulation_out_of_place": ("ACC-3",),
+    "reference_first_grad_not_copied": ("ACC-5",),
+    "reference_grad_assignment_checks_shape_only": ("ACC-12",),
+    "reference_grad_relaid_out_on_accumulation": ("LAYOUT-2",),
+    "reference_expand_grad_averaged": ("LAYOUT-3",),
 }
 
 
