@@ -143,3 +143,26 @@ def test_repeated_indices_add_up_in_a_differentiable_gradient():
     (g,) = ag.autograd.grad((x[[0, 0, 1]] ** 2).sum(), [x], create_graph=True)
     (h,) = ag.autograd.grad(g.sum(), [x])
     assert g.tolist() == [4.0, 4.0] and h.tolist() == [4.0, 2.0]
+
+
+def test_dense_layouts_are_told_from_overlapping_and_gapped_ones():
+    """layout.py's test, which decides the layout of a first .grad (BC-4, LAYOUT-1)."""
+    from autograd_conformance.reference import layout
+    block = np.zeros((2, 3, 4))
+    assert layout.non_overlapping_and_dense(block.transpose(2, 0, 1))
+    assert layout.non_overlapping_and_dense(np.zeros((3, 1)).T)  # a size-1 dim's stride does not count
+    assert not layout.non_overlapping_and_dense(block[:, :, :1])  # gaps
+    assert not layout.non_overlapping_and_dense(block[:, 1:, :])
+    assert not layout.non_overlapping_and_dense(np.broadcast_to(block[0], (5, 3, 4)))
+    grad = layout.zeros_for_grad(block.transpose(2, 0, 1))
+    assert grad.strides == block.transpose(2, 0, 1).strides and not grad.any()
+
+
+def test_the_forward_traceback_names_the_callers_line_only():
+    """Anomaly mode keeps the traceback of the op's caller, without the engine's own frames."""
+    x = ag.tensor([1.0], requires_grad=True)
+    with ag.autograd.set_detect_anomaly(True):
+        y = x.exp()  # the line the trace must end with
+    trace = y.grad_fn._trace
+    assert "y = x.exp()" in trace[-1] and not any("reference" + "/" in line for line in trace)
+    assert (x * 2).grad_fn._trace is None

@@ -522,6 +522,54 @@ def dtypes_(ag):
 def reprs(ag):
     return [repr(ag.tensor([True, False])), repr(ag.tensor([])), repr(ag.zeros(0, 3)), repr(ag.tensor([1e-5, 1.0])), repr(ag.tensor([1e9, 1.0])), repr(ag.tensor([[1.5, 2], [3, 4]], dtype=ag.float64, requires_grad=True)), repr(ag.tensor([1, 2, 3]) * 2.5), repr(ag.tensor([1, -20, 3])), repr(ag.tensor([2.0, 0.4, 0.06])), repr(ag.tensor([[4., 0.], [0., 27.]])), repr(ag.tensor(float('nan'))), repr(ag.tensor([float('inf'), 1.0]))]
 
+@case
+def anomaly_state(ag):
+    r = [(ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled())]
+    ag.autograd.set_detect_anomaly(True, check_nan=False); r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    with ag.autograd.detect_anomaly():
+        with ag.autograd.set_detect_anomaly(False): r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+        r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    ag.autograd.set_detect_anomaly(False); return r
+@case
+def anomaly_nan(ag):  # GRAD-7, ANOM-2, ANOM-3, ANOM-4 (the traceback: this file's frames, the same for both)
+    x = ag.tensor([0.0, 4.0], requires_grad=True); y = ag.tensor([2.0], requires_grad=True); r = []
+    with ag.autograd.detect_anomaly():
+        x.sqrt().sum().backward(); r.append(x.grad); x.grad = None
+        r.append(raises(lambda: (x.sqrt() * 0).sum().backward()))
+        r.append(raises(lambda: (ag.tensor([float('nan')]) * y).sum().backward()))
+    z = (x / x).sum()
+    with ag.autograd.set_detect_anomaly(True): r.append(raises(z.backward))
+    with ag.autograd.set_detect_anomaly(True, check_nan=False): (x.sqrt() * 0).sum().backward()
+    return r, x.grad
+@case
+def anomaly_hint(ag):  # INP-18 and ANOM-4 for a version error and a freed graph
+    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x.exp(); y.add_(1); r = []
+    with ag.autograd.set_detect_anomaly(True):
+        r.append(raises(lambda: y.sum().backward()))
+        z = x.tanh().sum(); z.backward(); r.append(raises(z.backward))
+    return r
+@case
+def layout_first_grad(ag):  # BC-4, LAYOUT-1
+    leaves = [ag.zeros(3, 2).t(), ag.zeros(2, 3, 4).transpose(0, 2).transpose(1, 2), ag.zeros(3, 1).expand(2, 3, 4), ag.zeros(3, 4).narrow(1, 1, 2), ag.zeros(4, 3).narrow(0, 1, 2)]
+    r = []
+    for leaf in leaves:
+        x = leaf.detach().requires_grad_(); (x * 2).sum().backward(); r.append((x.stride(), x.is_contiguous(), x.grad.stride(), x.grad.is_contiguous()))
+    return r
+@case
+def layout_kept(ag):  # ACC-3, LAYOUT-2, ACC-5
+    x = ag.zeros(2, 3, requires_grad=True); x.grad = ag.zeros(3, 2).t(); g = x.grad
+    with warnings.catch_warnings():  # torch's performance note on a manual layout, once per process
+        warnings.simplefilter("ignore")
+        (x * 2).sum().backward()
+    x.grad.zero_(); (x * 3).sum().backward(); r = [x.grad is g, x.grad.stride(), x.grad]
+    u = ag.zeros(2, requires_grad=True); v = ag.zeros(2, requires_grad=True); w = ag.ones(2)
+    (u + v).backward(w); u.backward(w); return r, u.grad, v.grad, w, u.grad is w
+@case
+def grad_assignment(ag):  # ACC-12
+    x = ag.zeros(2, requires_grad=True)
+    return [raises(lambda: setattr(x, "grad", t)) for t in (ag.zeros(3), ag.zeros(2, dtype=ag.float64), x)]
+
 
 @pytest.mark.parametrize("name", sorted(cases))
 def test_same_outcome_as_torch(name):
