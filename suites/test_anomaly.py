@@ -102,17 +102,20 @@ def test_singular_points_give_inf_and_nan_and_anomaly_mode_flags_the_nan(engine,
                "    x.sqrt().sum().backward()")
     script.check(f"np.isposinf(values(x.grad).reshape(-1)[{zeros}]).all()",
                  "under detect_anomaly() the inf gradient changed: x.grad is {x.grad}")
+    script.run("x.grad = None")
     script.raises("with torch.autograd.detect_anomaly():\n    (x.sqrt() * 0).sum().backward()")
 
 
 @behaviour("GRAD-7")
 def test_the_fact_sheet_example(engine):
-    """sqrt at [0, 4] has the gradient [inf, 0.25]; 0 * sqrt(x) at 0 has NaN, which
-    detect_anomaly() turns into an error."""
+    """sqrt at [0, 4] has the gradient [inf, 0.25]; 0 * sqrt(x) at 0 has the gradient NaN, and the
+    same backward under detect_anomaly() raises."""
     script = Script(engine)
     script.run("x = torch.tensor([0.0, 4.0], requires_grad=True)", "x.sqrt().sum().backward()")
     script.check("values(x.grad).tolist() == [float('inf'), 0.25]", "sqrt's gradient is {x.grad}")
-    script.run("x2 = torch.tensor([0.0], requires_grad=True)")
+    script.run("x2 = torch.tensor([0.0], requires_grad=True)", "(x2.sqrt() * 0).sum().backward()")
+    script.check("np.isnan(values(x2.grad)).all()", "0 * sqrt(x)'s gradient at 0 is {x2.grad}")
+    script.run("x2.grad = None")
     script.raises("with torch.autograd.detect_anomaly():\n    (x2.sqrt() * 0).sum().backward()")
 
 
