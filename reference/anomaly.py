@@ -10,13 +10,14 @@ the mode is checked too, only without a traceback to show.
 
 This module imports nothing of the engine: the graph and the walk call it.
 """
+import os
 import traceback
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-_ENGINE_DIR = str(Path(__file__).resolve().parent)
+_ENGINE_DIR = str(Path(__file__).resolve().parent) + os.sep
 ENABLED_WARNING = ("Anomaly Detection has been enabled. This mode will increase the runtime and "
                    "should only be enabled for debugging.")
 NO_TRACE = ("No forward pass information available. Enable detect anomaly during forward pass for "
@@ -98,4 +99,5 @@ def check_outputs(node, outputs):
     for index, output in enumerate(outputs):
         values = getattr(output, "_array", output)
         if values is not None and np.isnan(values).any():
-            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {index}th output.")
+            raise RuntimeError(
+                f"Function '{node.name()}' returned nan values in its {index}th output.")

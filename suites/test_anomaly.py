@@ -51,21 +51,23 @@ def _in_block(header: str, lines) -> list[str]:
 
 
 @st.composite
-def _nan_constants(draw, shape, dtype):
-    """Finite values of `shape` with NaN at one or more drawn positions."""
+def _constants(draw, shape, dtype, *, nan: bool):
+    """Finite values of `shape`, with NaN at one or more drawn positions if `nan`."""
     constant = draw(values(shape, dtype, bound=2.0), label="c").astype(float).reshape(-1)
-    where = draw(st.lists(st.integers(0, constant.size - 1), min_size=1, unique=True),
-                 label="NaN positions")
-    constant[where] = np.nan
+    if nan:
+        where = draw(st.lists(st.integers(0, constant.size - 1), min_size=1, unique=True),
+                     label="NaN positions")
+        constant[where] = np.nan
     return constant.reshape(shape)
 
 
 @st.composite
-def _nan_programs(draw, engine):
-    """A random program and the NaN-making end `y = (out * c).sum()` (or `c * out`, where the
-    NaN is MulBackward0's output 1), as its lines, and which output of MulBackward0 holds it."""
+def _product_programs(draw, engine, *, nan: bool = True):
+    """A random program ended by `y = (out * c).sum()` (or `c * out`) with a constant c, holding
+    NaN if `nan`: its lines, and which output of MulBackward0 is out's gradient (1 for c * out),
+    where the first NaN gradient appears."""
     program = draw(programs(engine, output="any"), label="program")
-    c = draw(_nan_constants(program.output_shape(), program.dtype))
+    c = draw(_constants(program.output_shape(), program.dtype, nan=nan))
     first = draw(st.booleans(), label="c first")
     product = "c * out" if first else "out * c"
     lines = [*program.script_lines(), f"c = {tensor_literal(c, program.dtype)}",
@@ -168,7 +170,7 @@ def test_a_nan_gradient_raises_exactly_when_check_nan_is_on(engine, data, how, c
     """y = (out * c).sum() with NaN in c: backward without the mode gives NaN gradients; under
     the mode (the graph recorded inside it or not) it raises when check_nan is on, and otherwise
     gives the same gradients bit for bit."""
-    program, lines, _ = data.draw(_nan_programs(engine))
+    program, lines, _ = data.draw(_product_programs(engine))
     leaves = [leaf.name for leaf in program.grad_leaves()]
     script = Script(engine)
     script.run(*(_in_block(f"with {_mode(how, check_nan)}", lines) if recorded_inside
@@ -191,7 +193,7 @@ def test_a_nan_gradient_raises_exactly_when_check_nan_is_on(engine, data, how, c
 @needs("messages", "grad_fn_names")
 @given(data=st.data(), how=modes)
 def test_the_nan_error_names_the_node_and_the_output(engine, data, how):
-    program, lines, output = data.draw(_nan_programs(engine))
+    _, lines, output = data.draw(_product_programs(engine))
     script = Script(engine)
     script.run(*_in_block(f"with {_mode(how)}", lines))
     script.raises("\n".join(_in_block(f"with {_mode(how)}", ["y.backward()"])),
@@ -217,9 +219,7 @@ def test_a_failing_backward_warns_with_the_forward_traceback(engine, data, how, 
     """The node that fails is MulBackward0 (the NaN check, or its saved c freed by the first
     backward): the warning names it and shows the line `y = (out * c).sum()` that recorded it,
     or says that no forward pass information is available."""
-    program, lines, _ = data.draw(_nan_programs(engine))
-    if failure == "second backward":
-        lines[-2] = f"c = {tensor_literal(np.ones(program.output_shape()), program.dtype)}"
+    _, lines, _ = data.draw(_product_programs(engine, nan=failure == "NaN"))
     script = Script(engine)
     script.run(*(_in_block(f"with {_mode(how)}", lines) if recorded_inside else lines))
     if failure == "second backward":

@@ -25,8 +25,8 @@ LEAF = ".detach().requires_grad_()"
 
 
 def _same_strides(a: str, b: str) -> str:
-    """A check that tensors `a` and `b` (of one shape) have equal strides on their dims of size > 1."""
-    return (f"all(s == t for s, t, n in zip({a}.stride(), {b}.stride(), {b}.shape) if n > 1)")
+    """A check that tensors `a` and `b` (of one shape) have the same strides on dims of size > 1."""
+    return f"all(s == t for s, t, n in zip({a}.stride(), {b}.stride(), {b}.shape) if n > 1)"
 
 
 @st.composite
@@ -125,7 +125,8 @@ def test_later_passes_add_into_the_same_grad(engine, data, passes):
     leaves = [leaf.name for leaf in program.grad_leaves()]
     script = Script(engine)
     script.build(program)
-    script.run("out.backward(retain_graph=True)", f"first = [{', '.join(f'{n}.grad' for n in leaves)}]")
+    script.run("out.backward(retain_graph=True)",
+               f"first = [{', '.join(f'{name}.grad' for name in leaves)}]")
     for _ in range(passes - 1):
         script.run("out.backward(retain_graph=True)")
     for index, name in enumerate(leaves):
@@ -265,7 +266,8 @@ def test_an_expanded_leaf_gets_a_grad_of_its_own_shape(engine, data):
     sizes = lead + tuple(size if wanted == -1 else wanted for size, wanted in zip(shape, kept))
     w = data.draw(values(sizes, dtype), label="w")
     expected = w.sum(axis=tuple(range(len(lead)))) if lead else w
-    stretched = tuple(dim for dim, size in enumerate(shape) if size == 1 and expected.shape[dim] > 1)
+    stretched = tuple(dim for dim, size in enumerate(shape)
+                      if size == 1 and expected.shape[dim] > 1)
     expected = expected.sum(axis=stretched, keepdims=True)
     script = Script(engine)
     script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
