@@ -95,11 +95,15 @@ def serve() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
-        if pid == 0:
-            code = _child(job)
-            for stream in (sys.stdout, sys.stderr):
-                stream.flush()
-            os._exit(code)
+        if pid == 0:  # the child never returns to this loop, whatever happens
+            code = 1
+            try:
+                code = _child(job)
+                for stream in (sys.stdout, sys.stderr):
+                    if not stream.closed:
+                        stream.flush()
+            finally:
+                os._exit(code)
         print(json.dumps({"returncode": _wait(pid, job["timeout"])}), flush=True)
 
 
