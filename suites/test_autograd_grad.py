@@ -468,6 +468,8 @@ def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
 @needs("autograd_grad", "messages")
 @given(data=st.data())
 def test_unused_input_message(engine, data):
+    """An input the output does not depend on, at a drawn position among the inputs, is named by
+    its index in torch's text, which tells the user about allow_unused."""
     program = data.draw(programs(engine), label="program")
     names = [leaf.name for leaf in program.grad_leaves()]
     index = data.draw(st.integers(0, len(names)), label="position of the unused input")
