@@ -30,6 +30,8 @@ CAPABILITIES = {
     "views": "views that share storage and version counter with their base (view, reshape, "
              "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
+    "conversions": "Tensor.numpy() (refused for tensors that require grad), tolist(), int(t), "
+                   "bool(t), and tensor(t) of a tensor t",
     "anomaly": "autograd.detect_anomaly, autograd.set_detect_anomaly, is_anomaly_enabled and "
                "is_anomaly_check_nan_enabled: NaN checks and forward tracebacks in backward",
     "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "

@@ -31,8 +31,8 @@ capabilities = frozenset({
     "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
-    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "anomaly", "grad_layout",
-    "grad_assignment",
+    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions", "anomaly",
+    "grad_layout", "grad_assignment",
 })
 
 

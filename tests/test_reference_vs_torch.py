@@ -308,6 +308,20 @@ def mode6(ag):
             z = x * 2
     return r, y.requires_grad, y.is_leaf, y.is_inference(), x.is_inference(), z.requires_grad
 @case
+def mode12(ag):
+    x = ag.tensor([1.0], requires_grad=True)
+    with ag.no_grad():
+        with ag.inference_mode(mode=False):
+            inside = (ag.is_grad_enabled(), ag.is_inference_mode_enabled(), (x * 2).requires_grad)
+        after = ag.is_grad_enabled()
+    @ag.inference_mode
+    def bare(t): return t * 2
+    @ag.inference_mode(False)
+    def off(t): return t * 2
+    with ag.inference_mode():
+        called = (off(x).requires_grad, off(x).is_inference(), ag.is_inference_mode_enabled())
+    return inside, after, bare(x).requires_grad, bare(x).is_inference(), bare.__name__, called
+@case
 def mode7(ag):
     x = ag.tensor([1.0], requires_grad=True)
     with ag.inference_mode():
