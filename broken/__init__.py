@@ -249,6 +249,18 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_grad_assignment_checks_shape_only": ("ACC-12",),
     "reference_grad_relaid_out_on_accumulation": ("LAYOUT-2",),
     "reference_expand_grad_averaged": ("LAYOUT-3",),
+    # hooks beyond Tensor.register_hook (and the tensor hooks' own rules HOOK-8, HOOK-11, HOOK-17)
+    "reference_hook_results_reshaped": ("HOOK-8",),
+    "reference_post_accumulate_hooks_before_accumulation": ("HOOK-9",),
+    "reference_hooks_follow_in_place_changes": ("HOOK-11",),
+    "reference_module_hook_result_ignored": ("HOOK-12",),
+    "reference_node_post_hook_result_ignored": ("HOOK-14",),
+    "reference_node_pre_hook_result_ignored": ("HOOK-15",),
+    "reference_grad_runs_its_inputs_nodes": ("HOOK-16",),
+    "reference_hooks_fire_off_the_grad_paths": ("HOOK-17",),
+    "reference_retain_grad_after_node_prehooks": ("HOOK-18",),
+    "reference_multi_grad_hook_waits_for_every_tensor": ("HOOK-19",),
+    "reference_node_metadata_not_kept": ("HOOK-20",),
 }
 
 

@@ -3,6 +3,8 @@ is also a line of the failing example's reproducer."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .oracles import Gradients, analytic_grads
 from .program import Leaf, Program
 from .script import Script, tensor_literal
@@ -74,3 +76,19 @@ def assert_gradients_stop_at(script: Script, program: Program, name: str, weight
                        oracle=f"w, the gradient of sum({name} * w)")
     for leaf in program.leaves:
         script.check(f"{leaf.name}.grad is None", f"backward from {what} reached {leaf.name}")
+
+
+def assert_grads_with_paths_through_scaled(script: Script, program: Program, node: str,
+                                           factor: float, *, how: str) -> None:
+    """Every leaf's .grad after a backward in which the gradient flowing through `node` was
+    multiplied by `factor` (`how` says by what, e.g. a hook): the paths around the node give what
+    they give, the paths through it `factor` times as much (HOOK-2)."""
+    __tracebackhide__ = True
+    full = analytic_grads(program)
+    around = analytic_grads(held_constant(program, [node]))
+    for leaf in program.grad_leaves():
+        base = around.get(leaf.name, np.zeros_like(full[leaf.name]))
+        script.check_close(f"{leaf.name}.grad", base + factor * (full[leaf.name] - base),
+                           dtype=program.dtype,
+                           oracle=f"analytic, paths through {node} x {factor} ({how})",
+                           magnitude=max(1, abs(factor)) * (full.magnitude + around.magnitude))

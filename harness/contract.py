@@ -37,6 +37,11 @@ CAPABILITIES = {
     "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
                    "results kept by detach()) and the layout of .grad",
     "grad_assignment": "assigning a tensor to a leaf's .grad",
+    "post_accumulate_hooks": "Tensor.register_post_accumulate_grad_hook",
+    "node_hooks": "grad_fn.register_hook and grad_fn.register_prehook (hooks on graph nodes)",
+    "node_metadata": "grad_fn.metadata, a dict per node",
+    "module_hooks": "nn.Module.register_full_backward_hook and register_full_backward_pre_hook",
+    "multi_grad_hooks": "autograd.graph.register_multi_grad_hook, modes 'all' and 'any'",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -3,14 +3,15 @@
 `import reference as ag` gives the torch-like namespace of the adapter contract
 (docs/adapter-contract.md): the package is its own adapter. Module map:
 
-- `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd)
+- `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd;
+                `tensor_hooks.py`: its hooks)
 - `graph.py`    nodes, saved tensors, and `record`, which decides whether an op is recorded
-- `walk.py`     the backward walk (`hooks.py`: where tensor hooks are kept)
+- `walk.py`     the backward walk (`hooks.py`: where hooks are kept; `node_hooks.py`: hooks on nodes)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
 - `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
 - `autograd/`   backward, grad, Variable, functional.jacobian
-- `nn.py`, `optim.py`
+- `nn.py` (`module_hooks.py`: its backward hooks), `optim.py`
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
@@ -33,6 +34,7 @@ capabilities = frozenset({
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
     "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions", "anomaly",
     "grad_layout", "grad_assignment",
+    "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
 })
 
 

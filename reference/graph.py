@@ -21,6 +21,7 @@ import numpy as np
 
 from . import anomaly, grad_mode, layout
 from .hooks import saved_tensor_hooks
+from .node_hooks import NodeHookMethods
 from .tensor import Tensor, make
 
 FREED_MESSAGE = (
@@ -44,7 +45,7 @@ _creation_order = itertools.count()
 _state = grad_mode.state
 
 
-class Node:
+class Node(NodeHookMethods):
     """A recorded operation: `next_functions` to its inputs' nodes, the values its backward needs.
 
     `_saved` is `()` for ops that save nothing, a tuple of saved values otherwise, and None once a
@@ -53,7 +54,7 @@ class Node:
     """
 
     __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_trace",
-                 "__weakref__")
+                 "_node_hooks", "_metadata", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
@@ -66,6 +67,7 @@ class Node:
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
         self._retained = None  # weak reference to the output tensor that called retain_grad()
         self._trace = anomaly.forward_trace()  # where forward recorded it, under anomaly mode (ANOM-4)
+        self._node_hooks = self._metadata = None  # node_hooks.py
 
     def name(self):
         return type(self).__name__
@@ -177,6 +179,7 @@ class AccumulateGrad(Node):
         self._saved = ()
         self._versions = ()
         self._retained = None
+        self._node_hooks = self._metadata = None
         self.variable = variable
 
     @property
@@ -200,7 +203,8 @@ def accumulate_into(tensor, grad):
     LAYOUT-1). Later ones are added in place, keeping the object and its strides (ACC-3,
     LAYOUT-2): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place starts the next pass
     from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new differentiable
-    tensor (ACC-4).
+    tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with grad mode as the
+    walk set it: off unless create_graph (HOOK-9).
     """
     current = tensor._grad
     if isinstance(grad, Tensor):  # create_graph=True
@@ -215,6 +219,9 @@ def accumulate_into(tensor, grad):
     else:
         current._array += grad
         current._bump_version()
+    for hook in (tensor._post_accumulate_hooks or {}).values():
+        if hook(tensor) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def recording(*inputs):

@@ -1,4 +1,4 @@
-"""Where hooks are kept: tensor hooks in an ordered dict per tensor or node, with the handle that
+"""Where hooks are kept: tensor, node and module hooks in ordered dicts, with the handle that
 removes one; saved-tensor hooks in a stack (`saved_tensor_hooks`).
 
 Knows nothing about tensors or nodes, so that `tensor.py` can register hooks without importing the
@@ -27,6 +27,12 @@ class HookDict(dict):
     """An ordered dict of hooks that a RemovableHandle can refer to weakly."""
 
     __slots__ = ("__weakref__",)
+
+    def add(self, hook):
+        """Register `hook` after the others; the handle that removes it (HOOK-4)."""
+        handle = RemovableHandle(self)
+        self[handle.id] = hook
+        return handle
 
 
 class SavedTensorHooks:

@@ -6,7 +6,7 @@ plain input (MOD-3); parameterless modules only propagate their input's flag (MO
 import math
 from collections import OrderedDict
 
-from . import creation, dtypes, grad_mode, ops
+from . import creation, dtypes, grad_mode, hooks, module_hooks, ops
 from .tensor import Tensor, as_array, init
 
 
@@ -39,6 +39,8 @@ class Module:
         object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_backward_hooks", hooks.HookDict())
+        object.__setattr__(self, "_backward_pre_hooks", hooks.HookDict())
 
     def __setattr__(self, name, value):
         for registry in ("_parameters", "_modules", "_buffers"):
@@ -81,7 +83,19 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        if self._backward_hooks or self._backward_pre_hooks:
+            return module_hooks.call_with_backward_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def register_full_backward_hook(self, hook):
+        """`hook(module, grad_input, grad_output)` once the gradients of the module's inputs are
+        computed; a tuple it returns replaces grad_input (HOOK-12, module_hooks.py)."""
+        return self._backward_hooks.add(hook)
+
+    def register_full_backward_pre_hook(self, hook):
+        """`hook(module, grad_output)` before gradients flow into the module; a tuple it returns
+        replaces grad_output (HOOK-12)."""
+        return self._backward_pre_hooks.add(hook)
 
     def named_modules(self, prefix=""):
         seen, stack = set(), [(prefix, self)]

@@ -14,8 +14,9 @@ import weakref
 
 import numpy as np
 
-from . import dtypes, grad_mode, hooks
+from . import dtypes, grad_mode
 from .conversions import Conversions
+from .tensor_hooks import TensorHooks
 from .printing import tensor_repr
 
 _state = grad_mode.state
@@ -40,11 +41,12 @@ class _VersionCounter:
         self.value = 0
 
 
-class Tensor(Conversions):
+class Tensor(Conversions, TensorHooks):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
     __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
-                 "_view", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
+                 "_view", "_inference", "_retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator",
+                 "__weakref__")
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -195,24 +197,7 @@ class Tensor(Conversions):
         warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                       UserWarning, stacklevel=2)
 
-    # ----- hooks, detach ----------------------------------------------------------------------
-    def register_hook(self, hook):
-        """Call `hook(grad)` when this tensor's gradient is computed; it may return a replacement
-        (HOOK-1). A tensor that does not require grad refuses hooks (HOOK-5)."""
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self.grad_fn is None:
-            if self._hooks is None:
-                self._hooks = hooks.HookDict()
-            table = self._hooks
-        else:
-            if self.grad_fn._pre_hooks is None:
-                self.grad_fn._pre_hooks = hooks.HookDict()
-            table = self.grad_fn._pre_hooks
-        handle = hooks.RemovableHandle(table)
-        table[handle.id] = hook
-        return handle
-
+    # ----- detach (hooks: tensor_hooks.py) -----------------------------------------------------
     def detach(self):
         """A no-grad leaf sharing storage and version counter (DET-1, DET-3): no gradient flows
         through it (DET-2), and `.requires_grad_()` makes it a new leaf that gradients reach and do
@@ -264,7 +249,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._view = None  # a view's View (ops/views.py): where its elements are in its base
     t._inference = _state.inference
     t._retains_grad = False
-    t._hooks = None
+    t._hooks = t._post_accumulate_hooks = None
     t._accumulator = None
     return t
 

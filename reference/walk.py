@@ -1,8 +1,10 @@
 """The backward walk: from the roots' gradients to every node that leads to a leaf or a target.
 
 `run_backward` is the whole engine: it counts the edges into every reachable node, then runs each
-node once all of them have delivered, handing it the sum of what arrived. Tensor hooks and
-retain_grad run on a node's incoming gradient just before the node does.
+node once all of them have delivered, handing it the sum of what arrived. Around a node, in the
+order of the autograd note's "Backward Hooks execution" as torch 2.13 runs it (HOOK-18): its
+tensor hooks, retain_grad's store, its pre-hooks, the node, its post-hooks (node_hooks.py); an
+AccumulateGrad node runs a leaf's post-accumulate hooks as it accumulates (graph.py).
 """
 import heapq
 import itertools
@@ -10,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from . import anomaly, grad_mode
+from . import anomaly, grad_mode, node_hooks
 from .tensor import Tensor, make
 
 _NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
@@ -97,22 +99,24 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
         _arrive(pending, node, index, grad)
     dependents = _count_dependents(pending)
     needed = None if targets is None else _leading_to(pending, targets)
+    this_pass = BackwardPass(set(dependents) | set(pending), needed, targets)
     ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
     heapq.heapify(ready)
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
+    _passes.append(this_pass)
     try:
         while ready:
             node = heapq.heappop(ready)[2]
             grad = pending.pop(node, None)
             outputs = ()
-            if grad is not None:
+            if grad is not None and this_pass.executes(node):
                 if node._pre_hooks is not None or node._retained is not None:
                     grad = _run_tensor_hooks(node, grad)
                 if targets is not None and node in targets:
                     targets[node](grad)
                 if needed is None or node in needed:
-                    outputs = node.backward(grad)
+                    outputs = _call(node, grad)
                     if anomaly.state.enabled and anomaly.state.check_nan:
                         anomaly.check_outputs(node, outputs)
                     if not keep_graph and node._saved:
@@ -131,7 +135,40 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
             anomaly.report_failure(node)
         raise
     finally:
+        _passes.pop()
         grad_mode.state.enabled = previous
+
+
+class BackwardPass:
+    """One run of `run_backward`, as a hook may ask about it (autograd.graph's multi-grad hook):
+    which nodes it executes."""
+
+    def __init__(self, reached, needed, targets):
+        self.reached, self.needed, self.targets = reached, needed, targets or {}
+
+    def executes(self, node):
+        """Whether this pass hands `node` its gradient: a node reached from the roots, and for
+        autograd.grad and backward(inputs=...) one that leads to an input or is one. A node that
+        does neither gets nothing, so its tensor hooks do not fire either (HOOK-17)."""
+        return node in self.reached and (self.needed is None or node in self.needed
+                                         or node in self.targets)
+
+
+_passes = []  # the passes now running, innermost last (a hook may call backward)
+
+
+def current_pass():
+    """The innermost backward pass now running, or None outside backward."""
+    return _passes[-1] if _passes else None
+
+
+def _call(node, grad):
+    """The node's backward, between its pre-hooks and its post-hooks when it has some (HOOK-14,
+    HOOK-15)."""
+    if node._node_hooks is None:
+        return node.backward(grad)
+    grad = node_hooks.call_prehooks(node, grad)
+    return node_hooks.call_posthooks(node, node.backward(grad), grad)
 
 
 def _run_tensor_hooks(node, grad):
@@ -145,9 +182,7 @@ def _run_tensor_hooks(node, grad):
     for hook in (node._pre_hooks or {}).values():
         replaced = hook(value)
         if replaced is not None:
-            if replaced.shape != value.shape:
-                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
-            value = replaced
+            value = node_hooks.replacement(hook, replaced, value)
     retained = node._retained() if node._retained is not None else None
     if retained is not None:
         _store_retained(retained, value)

@@ -166,3 +166,18 @@ def test_the_forward_traceback_names_the_callers_line_only():
     trace = y.grad_fn._trace
     assert "y = x.exp()" in trace[-1] and not any("reference" + "/" in line for line in trace)
     assert (x * 2).grad_fn._trace is None
+
+
+def test_hooks_can_ask_which_backward_pass_runs_them():
+    """walk.current_pass() is the pass that runs a hook, and None outside backward (the
+    multi-grad hook keeps its state per pass, HOOK-19)."""
+    from autograd_conformance.reference import walk
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    passes = []
+    y.register_hook(lambda g: passes.append(walk.current_pass()))
+    y.sum().backward(retain_graph=True)
+    y.sum().backward()
+    assert walk.current_pass() is None
+    assert len(passes) == 2 and None not in passes and passes[0] is not passes[1]
+    assert passes[0].executes(y.grad_fn) and not passes[0].executes((x * 3).grad_fn)

@@ -468,6 +468,82 @@ def hooks(ag):
     except RuntimeError as e: r.append(str(e))
     x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; y.register_hook(lambda g: ag.ones(3)); y.sum().backward()
 @case
+def post_accumulate_hooks(ag):
+    x = ag.tensor([1.0, 2.0], requires_grad=True); seen = []
+    h = x.register_post_accumulate_grad_hook(lambda t: seen.append((t is x, t.grad.clone(), (t * 1.0).requires_grad)))
+    (x * 3).sum().backward(); (x * 3).sum().backward(); h.remove(); (x * 3).sum().backward(); r = [seen, type(h).__name__]
+    x = ag.tensor([1.0, 2.0], requires_grad=True); x.register_post_accumulate_grad_hook(lambda t: [t.grad.mul_(0.5)] and None)
+    (x * 3).sum().backward(); r.append(x.grad)
+    x = ag.tensor([1.0, 2.0], requires_grad=True); x.register_post_accumulate_grad_hook(lambda t: t.grad)
+    r.append(raises(lambda: (x * 3).sum().backward()))
+    r.append(raises(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None)))
+    r.append(raises(lambda: ag.tensor([1.0]).register_post_accumulate_grad_hook(lambda t: None)))
+    x = ag.tensor([1.0, 2.0], requires_grad=True); seen = []; x.register_post_accumulate_grad_hook(lambda t: seen.append(1))
+    ag.autograd.grad((x * 3).sum(), x); r.append(seen)
+    return r
+@case
+def node_hooks(ag):
+    x = ag.tensor([1.0, 2.0], requires_grad=True); w = ag.tensor([3.0, 4.0], requires_grad=True); y = x * w; seen = []
+    y.grad_fn.register_prehook(lambda go: seen.append(('pre', go)))
+    h = y.grad_fn.register_hook(lambda gi, go: seen.append(('post', gi, go)) or (gi[0] * 10, None))
+    (y * 5).sum().backward(retain_graph=True); r = [seen[:], x.grad, w.grad, type(h).__name__]
+    h.remove(); y.grad_fn.register_prehook(lambda go: (go[0] * 2,)); (y * 5).sum().backward(); r += [x.grad, w.grad]
+    for hook in (lambda go: [go[0]], lambda go: (go[0], go[0]), lambda go: (ag.ones(3),)):
+        y = x * 2; y.grad_fn.register_prehook(hook); r.append(raises(lambda: y.sum().backward()))
+    for hook in (lambda gi, go: (gi[0], gi[0], gi[0]), lambda gi, go: (ag.ones(3), None)):
+        y = x * w; y.grad_fn.register_hook(hook); r.append(raises(lambda: y.sum().backward()))
+    y = x * 2; m = y.grad_fn.metadata; m['k'] = 1; r.append((m, y.grad_fn.metadata is m, (x * 2).grad_fn.metadata))
+    return r
+@case
+def hooks_firing(ag):
+    r = []
+    for run in ('grad y', 'grad x', 'grad y x', 'backward', 'backward inputs w'):
+        x = ag.tensor([1.0, 2.0], requires_grad=True); w = ag.tensor([3.0, 4.0], requires_grad=True); y = x * 2; z = w * 3; fired = []
+        y.grad_fn.register_hook(lambda gi, go: fired.append('post')); y.grad_fn.register_prehook(lambda go: fired.append('pre'))
+        y.register_hook(lambda g: fired.append('tensor')); z.register_hook(lambda g: fired.append('z')); out = (z + y).sum()
+        inputs = {'grad y': [y], 'grad x': [x], 'grad y x': [y, x]}.get(run)
+        if inputs: ag.autograd.grad(out, inputs)
+        else: out.backward(inputs=[w] if run == 'backward inputs w' else None)
+        r.append((run, fired))
+    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; fired = []; y.retain_grad()
+    y.grad_fn.register_hook(lambda gi, go: fired.append(('node post', y.grad.clone(), x.grad)))
+    y.grad_fn.register_prehook(lambda go: fired.append(('node pre', y.grad.clone())) or (go[0] * 10,))
+    y.register_hook(lambda g: fired.append(('tensor', y.grad)) or g * 2)
+    acc = y.grad_fn.next_functions[0][0]
+    acc.register_hook(lambda gi, go: fired.append(('acc post', x.grad.clone(), gi, go)))
+    x.register_post_accumulate_grad_hook(lambda t: fired.append(('post acc', t.grad.clone())))
+    acc.register_prehook(lambda go: fired.append(('acc pre', x.grad, go)))
+    x.register_hook(lambda g: fired.append(('x tensor', x.grad)))
+    (y * 3).sum().backward(); r += [fired, y.grad, x.grad]
+    return r
+@case
+def module_hooks(ag):
+    lin = ag.nn.Linear(2, 1); lin.weight = ag.nn.Parameter(ag.tensor([[1.0, -2.0]])); lin.bias = ag.nn.Parameter(ag.tensor([0.5])); seen = []
+    lin.register_full_backward_pre_hook(lambda m, go: seen.append(('pre', m is lin, go)) or (go[0] * 10,))
+    h = lin.register_full_backward_hook(lambda m, gi, go: seen.append(('hook', gi, go)) or (gi[0] * 2,))
+    x = ag.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True); lin(x).sum().backward()
+    r = [seen[:], x.grad, lin.weight.grad, lin.bias.grad, type(h).__name__]
+    h.remove(); seen.clear(); lin.register_full_backward_hook(lambda m, gi, go: seen.append(('plain input', gi, go)))
+    lin(ag.tensor([[1.0, 2.0]])).sum().backward(); r.append(seen)
+    lin.register_full_backward_hook(lambda m, gi, go: (ag.ones(1, 2),)); r.append(raises(lambda: lin(ag.tensor([[1.0, 2.0]])).sum().backward()))
+    net = ag.nn.Sequential(ag.nn.Linear(2, 2), ag.nn.Tanh(), ag.nn.Linear(2, 1)); order = []
+    for i, layer in enumerate(net):
+        layer.register_full_backward_hook(lambda m, gi, go, i=i: order.append(i))
+    net.register_full_backward_hook(lambda m, gi, go: order.append('net'))
+    net(ag.ones(1, 2, requires_grad=True)).sum().backward(); r.append(order)
+    return r
+@case
+def multi_grad_hooks(ag):
+    register = ag.autograd.graph.register_multi_grad_hook
+    a = ag.tensor([1.0, 2.0], requires_grad=True); b = ag.tensor([3.0], requires_grad=True); c = ag.tensor([5.0], requires_grad=True); fired = []
+    h = register((a, b, c), lambda grads: fired.append(('all', list(grads))))
+    register((a, b), lambda g: fired.append(('any', g)), mode='any')
+    a.register_hook(lambda g: fired.append('a')); b.register_hook(lambda g: fired.append('b'))
+    (a.sum() * 2 + b.sum() * 3).backward(); (a.sum() * 2 + b.sum() * 3 + c.sum()).backward(); h.remove(); (b.sum() * 3).backward()
+    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * 3; seen = []
+    register((y, z), lambda grads: seen.append(list(grads))); ag.autograd.grad(z.sum() + y.sum(), [z]); (z.sum() + y.sum()).backward()
+    return fired, seen, raises(lambda: register((a,), lambda g: None, mode='xx'))
+@case
 def bc(ag):
     x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True); b = ag.tensor([[1.0], [2.0]], requires_grad=True); (x * b).sum().backward()
     s = ag.tensor(2.0, requires_grad=True); (s * ag.ones(2, 3)).sum().backward()

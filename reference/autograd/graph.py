@@ -1,9 +1,14 @@
-"""`reference.autograd.graph`: hooks on the tensors that nodes save for backward (SAV-*).
+"""`reference.autograd.graph`: hooks on the tensors that nodes save for backward (SAV-*), and one
+hook on the gradients of several tensors (`register_multi_grad_hook`).
 
 Inside `saved_tensors_hooks(pack, unpack)` every tensor an op saves goes through `pack` at forward
 time, and what `pack` returned goes through `unpack` when backward needs it (graph.py does both),
 as the autograd note's "Hooks for saved tensors" describes.
 """
+import weakref
+
+from .. import walk
+from ..graph import input_node
 from ..hooks import saved_tensor_hooks as _hooks
 from ..tensor import make
 
@@ -48,3 +53,50 @@ class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc_info):
         _hooks.disabled = self._previous
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call `fn` once per backward pass that computes gradients of some of `tensors` (HOOK-19).
+
+    Built, as torch builds it, from one tensor hook per tensor, so each tensor's part fires where
+    its own hooks do. "all": after the last of the gradients this pass computes, `fn` gets a list
+    with one per tensor, None for those the pass does not reach. "any": `fn` gets the first
+    gradient computed, and the others are ignored. Each pass keeps its own state.
+    """
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    by_pass = weakref.WeakKeyDictionary()  # the state of each pass, gone with it
+
+    def part(i):
+        def hook(grad):
+            current = walk.current_pass()
+            if mode == "any":
+                if current not in by_pass:
+                    by_pass[current] = True
+                    fn(grad)
+                return
+            grads, expected = by_pass.setdefault(current, ([], _reached(current, tensors)))
+            grads.append((i, grad))
+            if len(grads) == expected:
+                found = dict(grads)
+                fn([found.get(j) for j in range(len(tensors))])
+        return hook
+
+    return _Handles([t.register_hook(part(i)) for i, t in enumerate(tensors)])
+
+
+def _reached(backward_pass, tensors):
+    """How many of `tensors` get a gradient in `backward_pass`: those whose node it executes."""
+    return sum(backward_pass.executes(input_node(t)) for t in tensors)
+
+
+class _Handles:
+    """The handle of a multi-grad hook: `remove()` removes the hook of every tensor."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()

@@ -1,0 +1,445 @@
+"""Hooks beyond Tensor.register_hook: after a leaf's accumulation, on graph nodes, on nn.Modules
+and on the gradients of several tensors; when each fires and in what order (HOOK-*), as the
+autograd note's "Backward Hooks execution" describes and torch 2.13 does. Tensor hooks are in
+test_hooks.py.
+
+Each test registers, besides the hook it checks, nothing that changes gradients unless it says
+so; a hook records copies (`to_numpy(...).copy()`) of what it receives, which backward cannot
+change afterwards.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.ops import OPS
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import (programs, recorded_intermediates,
+                                                     recorded_nodes, values)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+
+FACTORS = st.sampled_from([0.0, 2.0, -1.0, 10.0])
+COPY = "None if g is None else to_numpy(g).copy()"  # what a hook keeps of a gradient
+
+
+def _recorded(engine, data, candidates=recorded_nodes):
+    """A program and one of its `candidates` (default: a recorded node, the output included)."""
+    program = data.draw(programs(engine, candidates=candidates), label="program")
+    return program, data.draw(st.sampled_from(candidates(program)), label="hooked node")
+
+
+# ----- after accumulation ---------------------------------------------------------------------
+def _recording_post_accumulate_hook(leaf):
+    """`calls`: for each call of a post-accumulate hook on `leaf`, whether it got the leaf itself,
+    a copy of its .grad then, and whether an op on the leaf was recorded in the hook."""
+    return ["calls = []",
+            "def after(t):",
+            f"    calls.append((t is {leaf}, to_numpy(t.grad).copy(), (t * 1.0).requires_grad))",
+            f"{leaf}.register_post_accumulate_grad_hook(after)"]
+
+
+@behaviour("HOOK-9")
+@needs("post_accumulate_hooks")
+@given(data=st.data(), passes=st.integers(1, 3))
+def test_post_accumulate_hooks_run_after_each_accumulation(engine, data, passes):
+    """The hook gets the leaf itself once per backward, after the pass's gradient was added to
+    .grad (pass k sees k * the gradient), with grad mode off: an op on the leaf is not recorded."""
+    program = data.draw(programs(engine), label="program")
+    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
+    script = Script(engine)
+    script.build(program)
+    script.run(*_recording_post_accumulate_hook(leaf), *["out.backward(retain_graph=True)"] * passes)
+    script.check(f"len(calls) == {passes}", f"the hook ran {{len(calls)}} times in {passes} backward calls")
+    script.check("all(itself for itself, _, _ in calls)", f"the hook got another tensor than {leaf}")
+    script.check("not any(recorded for _, _, recorded in calls)",
+                 "an op in the hook was recorded: the hook ran in grad mode")
+    expected = analytic_grads(program, wrt=[leaf])
+    for k in range(passes):
+        script.check_close(f"calls[{k}][1]", (k + 1) * expected[leaf], dtype=program.dtype,
+                           oracle=f"analytic x {k + 1} (accumulated)",
+                           magnitude=(k + 1) * expected.magnitude)
+
+
+@behaviour("HOOK-9")
+@needs("post_accumulate_hooks", "backward_create_graph")
+@pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True:UserWarning")
+@given(data=st.data())
+def test_post_accumulate_hooks_run_in_grad_mode_under_create_graph(engine, data):
+    """Under backward(create_graph=True) the hook runs in grad mode: an op on the leaf there is
+    recorded."""
+    program = data.draw(programs(engine), label="program")
+    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
+    script = Script(engine)
+    script.build(program)
+    script.run(*_recording_post_accumulate_hook(leaf), "out.backward(create_graph=True)")
+    script.check("len(calls) == 1 and calls[0][2]",
+                 "under create_graph the hook ran {len(calls)} times, recording ops: "
+                 "{[recorded for _, _, recorded in calls]}")
+
+
+@behaviour("HOOK-9")
+@needs("post_accumulate_hooks", "autograd_grad")
+@given(data=st.data())
+def test_post_accumulate_hooks_need_an_accumulation(engine, data):
+    """autograd.grad accumulates nothing, so it runs no post-accumulate hook."""
+    program = data.draw(programs(engine), label="program")
+    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
+    script = Script(engine)
+    script.build(program)
+    script.run(*_recording_post_accumulate_hook(leaf), f"torch.autograd.grad(out, [{leaf}])")
+    script.check("not calls", "autograd.grad ran the post-accumulate hook {len(calls)} times")
+
+
+@behaviour("HOOK-9")
+@needs("post_accumulate_hooks")
+@given(data=st.data())
+def test_post_accumulate_hooks_are_for_leaves(engine, data):
+    """A non-leaf, which accumulates nothing, and a leaf that does not require grad refuse the
+    hook."""
+    program, _ = _recorded(engine, data)
+    refusing = ([leaf.name for leaf in program.leaves if not leaf.requires_grad]
+                + recorded_nodes(program))
+    name = data.draw(st.sampled_from(refusing), label="tensor")
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"{name}.register_post_accumulate_grad_hook(lambda t: None)")
+
+
+# ----- on graph nodes ---------------------------------------------------------------------------
+def _removed_hook(node, method):
+    """A second hook on `node`, removed at once: it must never run (its call would show in
+    `seen`)."""
+    return [f"removed = {node}.grad_fn.{method}(lambda *grads: seen.append('removed hook'))",
+            "removed.remove()"]
+
+
+@behaviour("HOOK-14")
+@needs("node_hooks")
+@given(data=st.data(), factor=FACTORS)
+def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, data, factor):
+    """h.grad_fn's post-hook gets (grad_inputs, grad_outputs): d out / dh once, and the gradient
+    the node computed for each operand, None for one that does not require grad. Returning them
+    times k scales the paths through h by k."""
+    program, hooked = _recorded(engine, data)
+    node = program.node(hooked)
+    script = Script(engine)
+    script.build(program)
+    script.run("seen = []",
+               "def post(grad_inputs, grad_outputs):",
+               f"    seen.append(([{COPY} for g in grad_inputs], [{COPY} for g in grad_outputs]))",
+               f"    return tuple(None if g is None else g * {factor} for g in grad_inputs)",
+               f"{hooked}.grad_fn.register_hook(post)",
+               *_removed_hook(hooked, "register_hook"),
+               "out.backward()")
+    script.check("len(seen) == 1", "the post-hooks ran {len(seen)} times: {seen}")
+    expected = analytic_grads(program, wrt=[hooked, *node.args])
+    values = program.evaluate()
+    script.check("len(seen[0][1]) == 1", "grad_outputs has {len(seen[0][1])} entries, expected 1")
+    script.check_close("seen[0][1][0]", expected[hooked], dtype=program.dtype,
+                       oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
+    operands = OPS[node.op].vjp(expected[hooked], tuple(values[a] for a in node.args),
+                                node.param, values[hooked])
+    script.check(f"len(seen[0][0]) == {len(node.args)}",
+                 f"grad_inputs has {{len(seen[0][0])}} entries, expected one per operand of "
+                 f"{node.op}: {len(node.args)}")
+    for i, (arg, gradient) in enumerate(zip(node.args, operands)):
+        if program.requires_grad(arg):
+            script.check_close(f"seen[0][0][{i}]", gradient, dtype=program.dtype,
+                               oracle=f"vjp of {node.op} for {arg}", magnitude=expected.magnitude)
+        else:
+            script.check(f"seen[0][0][{i}] is None",
+                         f"{arg} does not require grad, but grad_inputs[{i}] is {{seen[0][0][{i}]}}")
+    assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node post-hook")
+
+
+@behaviour("HOOK-15")
+@needs("node_hooks")
+@given(data=st.data(), factor=FACTORS)
+def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, data, factor):
+    """h.grad_fn's pre-hook gets (d out / dh,); returning it times k scales the paths through h
+    by k."""
+    program, hooked = _recorded(engine, data)
+    script = Script(engine)
+    script.build(program)
+    script.run("seen = []",
+               "def pre(grad_outputs):",
+               f"    seen.append([{COPY} for g in grad_outputs])",
+               f"    return tuple(g * {factor} for g in grad_outputs)",
+               f"{hooked}.grad_fn.register_prehook(pre)",
+               *_removed_hook(hooked, "register_prehook"),
+               "out.backward()")
+    script.check("len(seen) == 1 and len(seen[0]) == 1",
+                 "expected one pre-hook call with one gradient, got {seen}")
+    expected = analytic_grads(program, wrt=[hooked])
+    script.check_close("seen[0][0]", expected[hooked], dtype=program.dtype,
+                       oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
+    assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node pre-hook")
+
+
+@behaviour("HOOK-16")
+@needs("node_hooks", "autograd_grad")
+@given(data=st.data(), with_a_leaf_below=st.booleans())
+def test_node_hooks_fire_only_when_the_node_runs(engine, data, with_a_leaf_below):
+    """autograd.grad(out, [h]) needs h's gradient, not h.grad_fn: its hooks do not fire. With a
+    leaf that h depends on among the inputs too, h.grad_fn runs, and each hook fires once."""
+    program, hooked = _recorded(engine, data, candidates=recorded_intermediates)
+    below = [leaf.name for leaf in program.leaves
+             if leaf.requires_grad and leaf.name in program.ancestors(hooked)]
+    inputs = [hooked]
+    if with_a_leaf_below:
+        inputs.append(data.draw(st.sampled_from(below), label="leaf below"))
+    script = Script(engine)
+    script.build(program)
+    script.run("fired = []",
+               f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append('pre'))",
+               f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append('post'))",
+               f"torch.autograd.grad(out, [{', '.join(inputs)}])")
+    expected = ["pre", "post"] if with_a_leaf_below else []
+    script.check(f"fired == {expected}",
+                 f"autograd.grad(out, {inputs}): {hooked}.grad_fn's hooks fired {{fired}}, "
+                 f"expected {expected}")
+
+
+@behaviour("HOOK-18")
+@needs("node_hooks")
+@given(data=st.data(), first=st.sampled_from([2.0, -1.0]), second=st.sampled_from([10.0, 0.5]))
+def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, first, second):
+    """On an intermediate h, registered in any order: h's tensor hook (x a), retain_grad, a
+    pre-hook (x b) and a post-hook of h.grad_fn fire as tensor hook, pre-hook, post-hook; when the
+    pre-hook runs, h.grad already holds a * d out / dh, and keeps it (the pre-hook's replacement
+    is not stored); the paths through h carry a * b."""
+    program, hooked = _recorded(engine, data, candidates=recorded_intermediates)
+    registrations = [
+        f"{hooked}.register_hook(lambda g: fired.append(('tensor', None)) or g * {first})",
+        f"{hooked}.retain_grad()",
+        f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append(('pre', "
+        f"[{COPY} for g in grad_outputs + ({hooked}.grad,)])) or (grad_outputs[0] * {second},))",
+        f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', None)))",
+    ]
+    script = Script(engine)
+    script.build(program)
+    script.run("fired = []", *data.draw(st.permutations(registrations), label="registration order"),
+               "out.backward()")
+    script.check("[name for name, _ in fired] == ['tensor', 'pre', 'post']",
+                 "the hooks fired in the order {[name for name, _ in fired]}")
+    expected = analytic_grads(program, wrt=[hooked])
+    for what, seen in (("the gradient the pre-hook got", "fired[1][1][0]"),
+                       (f"{hooked}.grad when the pre-hook ran", "fired[1][1][1]"),
+                       (f"{hooked}.grad after backward", f"{hooked}.grad")):
+        script.check_close(seen, first * expected[hooked], dtype=program.dtype,
+                           oracle=f"analytic x {first} (tensor hook): {what}",
+                           magnitude=abs(first) * expected.magnitude)
+    assert_grads_with_paths_through_scaled(script, program, hooked, first * second,
+                                           how="tensor hook, then pre-hook")
+
+
+@behaviour("HOOK-18")
+@needs("node_hooks", "post_accumulate_hooks", "graph")
+@given(data=st.data(), first=st.sampled_from([2.0, -1.0]), second=st.sampled_from([10.0, 0.5]))
+def test_hooks_around_an_accumulation_fire_in_the_documented_order(engine, data, first, second):
+    """On a leaf x and its AccumulateGrad node, registered in any order: x's tensor hook (x a),
+    the node's pre-hook (x b), x's post-accumulate hook and the node's post-hook fire in that
+    order; the pre-hook gets a * dout/dx, .grad then holds a * b * dout/dx, which the post-hook
+    gets as its grad_outputs, with no grad_inputs (the node has no inputs)."""
+    program = data.draw(programs(engine), label="program")
+    leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
+    registrations = [
+        f"{leaf}.register_hook(lambda g: fired.append(('tensor', None)) or g * {first})",
+        "accumulate.register_prehook(lambda grad_outputs: fired.append(('pre', "
+        f"to_numpy(grad_outputs[0]).copy())) or (grad_outputs[0] * {second},))",
+        f"{leaf}.register_post_accumulate_grad_hook(lambda t: fired.append(('accumulated', to_numpy(t.grad).copy())))",
+        "accumulate.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', "
+        "(len(grad_inputs), to_numpy(grad_outputs[0]).copy()))))",
+    ]
+    script = Script(engine)
+    script.build(program)
+    script.run("fired = []", f"accumulate = ({leaf} * 1.0).grad_fn.next_functions[0][0]",
+               *data.draw(st.permutations(registrations), label="registration order"),
+               "out.backward()")
+    script.check("[name for name, _ in fired] == ['tensor', 'pre', 'accumulated', 'post']",
+                 "the hooks fired in the order {[name for name, _ in fired]}")
+    script.check("fired[3][1][0] == 0", "the post-hook got {fired[3][1][0]} grad_inputs, expected none")
+    expected = analytic_grads(program, wrt=[leaf])
+    for seen, factor in (("fired[1][1]", first), ("fired[2][1]", first * second),
+                         ("fired[3][1][1]", first * second), (f"{leaf}.grad", first * second)):
+        script.check_close(seen, factor * expected[leaf], dtype=program.dtype,
+                           oracle=f"analytic x {factor}", magnitude=abs(factor) * expected.magnitude)
+
+
+# ----- on nn.Modules ----------------------------------------------------------------------------
+@st.composite
+def _layers(draw):
+    """A Linear layer's weight and bias, an input batch x, and the weights c of the loss
+    (layer(x) * c).sum(), whose gradient w.r.t. the layer's output is c: float32 arrays."""
+    fan_in, fan_out, batch = (draw(st.integers(1, 3), label=label)
+                              for label in ("in features", "out features", "batch"))
+    return (draw(values((fan_out, fan_in), "float32"), label="weight"),
+            draw(values((fan_out,), "float32"), label="bias"),
+            draw(values((batch, fan_in), "float32"), label="x"),
+            draw(values((batch, fan_out), "float32", bound=2.0), label="c"))
+
+
+def _build_layer(script, layer, input_requires_grad):
+    """`lin`, `x` and `c` of `layer` on the engine."""
+    weight, bias, x, c = layer
+    script.run(f"lin = torch.nn.Linear({weight.shape[1]}, {weight.shape[0]})",
+               f"lin.weight = torch.nn.Parameter({tensor_literal(weight, 'float32')})",
+               f"lin.bias = torch.nn.Parameter({tensor_literal(bias, 'float32')})",
+               f"x = {tensor_literal(x, 'float32', input_requires_grad)}",
+               f"c = {tensor_literal(c, 'float32')}")
+
+
+def _check_layer_grads(script, layer, *, scale_inputs, scale_parameters, input_requires_grad):
+    """x.grad (where x requires grad) is scale_inputs * c @ W; the parameters' grads are
+    scale_parameters * c^T x and scale_parameters * the column sums of c."""
+    weight, _, x, c = layer
+    expected = [("lin.weight.grad", c.T @ x, np.abs(c).T @ np.abs(x), scale_parameters),
+                ("lin.bias.grad", c.sum(0), np.abs(c).sum(0), scale_parameters)]
+    if input_requires_grad:
+        expected.append(("x.grad", c @ weight, np.abs(c) @ np.abs(weight), scale_inputs))
+    for name, value, size, scale in expected:
+        script.check_close(name, scale * value, dtype="float32", oracle=f"analytic x {scale}",
+                           magnitude=abs(scale) * float(size.max()))
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks")
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
+@given(layer=_layers(), input_requires_grad=st.booleans(), factor=FACTORS)
+def test_module_backward_hooks_see_and_replace_grad_input(engine, layer, input_requires_grad,
+                                                         factor):
+    """A full backward hook on a Linear layer gets (the layer, (dL/dx,), (dL/dout,)), dL/dx None
+    when x does not require grad; returning (dL/dx * k,) makes x.grad k times as large and leaves
+    the parameters' gradients alone. A removed hook does not run."""
+    weight, _, _, c = layer
+    script = Script(engine)
+    _build_layer(script, layer, input_requires_grad)
+    script.run("seen = []",
+               "def hook(module, grad_input, grad_output):",
+               f"    seen.append((module is lin, [{COPY} for g in grad_input], [{COPY} for g in grad_output]))",
+               "    if grad_input[0] is not None:",
+               f"        return (grad_input[0] * {factor},)",
+               "lin.register_full_backward_hook(hook)",
+               "removed = lin.register_full_backward_hook(lambda *args: seen.append('removed hook'))",
+               "removed.remove()",
+               "(lin(x) * c).sum().backward()")
+    script.check("len(seen) == 1 and seen[0][0]", "expected one call with the layer, got {seen}")
+    script.check("len(seen[0][1]) == 1 and len(seen[0][2]) == 1",
+                 "expected one grad_input and one grad_output, got {seen[0][1:]}")
+    script.check_close("seen[0][2][0]", c, dtype="float32", oracle="dL/dout = c")
+    if input_requires_grad:
+        script.check_close("seen[0][1][0]", c @ weight, dtype="float32", oracle="dL/dx = c @ W",
+                           magnitude=float((np.abs(c) @ np.abs(weight)).max()))
+    else:
+        script.check("seen[0][1][0] is None",
+                     "x does not require grad, but grad_input is {seen[0][1]}")
+    _check_layer_grads(script, layer, scale_inputs=factor, scale_parameters=1.0,
+                       input_requires_grad=input_requires_grad)
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks")
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
+@given(layer=_layers(), input_requires_grad=st.booleans(), factor=FACTORS)
+def test_module_backward_pre_hooks_replace_grad_output(engine, layer, input_requires_grad,
+                                                      factor):
+    """A full backward pre-hook gets (the layer, (dL/dout,)) before the layer's backward;
+    returning (dL/dout * k,) scales every gradient the layer produces, its parameters' and its
+    input's, by k, and the full hook, which runs after it, gets the replaced grad_output. A
+    removed pre-hook does not run."""
+    _, _, _, c = layer
+    script = Script(engine)
+    _build_layer(script, layer, input_requires_grad)
+    script.run("seen = []",
+               "lin.register_full_backward_pre_hook(lambda module, grad_output: seen.append(("
+               f"'pre', module is lin, to_numpy(grad_output[0]).copy())) or (grad_output[0] * {factor},))",
+               "lin.register_full_backward_hook(lambda module, grad_input, grad_output: seen.append(("
+               "'hook', module is lin, to_numpy(grad_output[0]).copy())))",
+               "removed = lin.register_full_backward_pre_hook(lambda *args: seen.append('removed hook'))",
+               "removed.remove()",
+               "(lin(x) * c).sum().backward()")
+    script.check("[call[0] for call in seen] == ['pre', 'hook'] and all(call[1] for call in seen)",
+                 "expected the pre-hook, then the hook, each with the layer; got {seen}")
+    script.check_close("seen[0][2]", c, dtype="float32", oracle="dL/dout = c")
+    script.check_close("seen[1][2]", factor * c, dtype="float32", oracle=f"c x {factor} (pre-hook)",
+                       magnitude=abs(factor) * 2.0)
+    _check_layer_grads(script, layer, scale_inputs=factor, scale_parameters=factor,
+                       input_requires_grad=input_requires_grad)
+
+
+# ----- on several tensors -------------------------------------------------------------------------
+@behaviour("HOOK-19")
+@needs("multi_grad_hooks")
+@pytest.mark.parametrize("mode", ["all", "any"])
+@given(data=st.data(), passes=st.integers(1, 2), with_spare=st.booleans())
+def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, with_spare):
+    """Each chosen tensor has a hook that logs its name, registered before the multi-grad hook.
+    Per backward, "all" fires once, after every reached tensor's hook, with each tensor's gradient
+    (None for `spare`, which no backward reaches); "any" fires once, right after the first
+    tensor's hook, with that tensor's gradient. After handle.remove() it fires no more. (The
+    tensors exclude the output, backward's root: with it, torch 2.13's "all" hook miscounts the
+    gradients to wait for, and fires never or once per gradient.)"""
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    reached = ([leaf.name for leaf in program.grad_leaves() if leaf.name != program.output]
+               + recorded_intermediates(program))
+    chosen = data.draw(st.lists(st.sampled_from(reached), min_size=1, max_size=3, unique=True),
+                       label="tensors")
+    tensors = data.draw(st.permutations(chosen + ["spare"] * with_spare), label="order")
+    fired = (f"lambda grads: log.append(('all', [{COPY} for g in grads]))" if mode == "all"
+             else "lambda g: log.append(('any', to_numpy(g).copy())), mode='any'")
+    script = Script(engine)
+    script.build(program)
+    script.run("spare = torch.zeros(2, requires_grad=True)", "log = []",
+               *[f"{name}.register_hook(lambda g: log.append({name!r}))" for name in tensors],
+               f"handle = torch.autograd.graph.register_multi_grad_hook([{', '.join(tensors)}], {fired})",
+               "logs = []",
+               *["log = []\nout.backward(retain_graph=True)\nlogs.append(log)"] * passes)
+    expected = analytic_grads(program, wrt=chosen)
+    position = -1 if mode == "all" else 1
+    for k in range(passes):
+        script.check(f"sum(isinstance(entry, tuple) for entry in logs[{k}]) == 1 "
+                     f"and isinstance(logs[{k}][{position}], tuple)",
+                     f"backward {k + 1} logged {{logs[{k}]}}: the {mode!r} hook must fire once, "
+                     + ("after every tensor's hook" if mode == "all" else "right after the first"))
+        if mode == "all":
+            for i, name in enumerate(tensors):
+                if name == "spare":
+                    script.check(f"logs[{k}][-1][1][{i}] is None",
+                                 f"spare got a gradient: {{logs[{k}][-1][1][{i}]}}")
+                else:
+                    script.check_close(f"logs[{k}][-1][1][{i}]", expected[name], dtype=program.dtype,
+                                       oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
+        else:
+            script.check(f"logs[{k}][0] in {chosen!r}", f"the first entry of {{logs[{k}]}} is no tensor's hook")
+            first = script.value(f"logs[{k}][0]")
+            script.check_close(f"logs[{k}][1][1]", expected[first], dtype=program.dtype,
+                               oracle=f"analytic d out / d {first}, the first gradient computed",
+                               magnitude=expected.magnitude)
+    script.run("handle.remove()", "log = []", "out.backward()")
+    script.check("not any(isinstance(entry, tuple) for entry in log)",
+                 "the removed multi-grad hook fired: {log}")
+
+
+@behaviour("HOOK-20")
+@needs("node_metadata")
+@given(data=st.data())
+def test_node_metadata_is_a_dict_of_its_own(engine, data):
+    """grad_fn.metadata is an empty dict at first, the same object at every access, and keeps an
+    entry stored in it; the other nodes' dicts are others."""
+    program, hooked = _recorded(engine, data)
+    others = [name for name in recorded_nodes(program) if name != hooked]
+    script = Script(engine)
+    script.build(program)
+    script.run(f"meta = {hooked}.grad_fn.metadata")
+    script.check("isinstance(meta, dict) and not meta", "a new node's metadata is {meta!r}")
+    script.run("meta['seen'] = 1", "out.backward()")
+    script.check(f"{hooked}.grad_fn.metadata is meta and {hooked}.grad_fn.metadata == {{'seen': 1}}",
+                 f"{hooked}.grad_fn.metadata is another object or lost its entry: "
+                 f"{{{hooked}.grad_fn.metadata!r}}")
+    if others:
+        script.check(" and ".join(f"{name}.grad_fn.metadata is not meta" for name in others),
+                     f"another node of {others} shares {hooked}.grad_fn's metadata dict")
