@@ -14,7 +14,8 @@ capabilities = frozenset({
     "backward_inputs",
     "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
     "inplace", "hooks", "nn", "optim", "legacy", "custom_function",
-    "saved_tensor_hooks", "views", "conversions",
+    "saved_tensor_hooks", "views", "conversions", "integer_outputs", "saved_attributes",
+    "tensor_repr",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

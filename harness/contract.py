@@ -32,6 +32,12 @@ CAPABILITIES = {
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
     "conversions": "Tensor.numpy() (refused for tensors that require grad), tolist(), int(t), "
                    "bool(t), and tensor(t) of a tensor t",
+    "integer_outputs": "the dtype bool, comparisons giving bool tensors, argmax() and "
+                       "Tensor.to(int64) / to(bool)",
+    "saved_attributes": "grad_fn._saved_<name>: the tensors a node saved, under torch's names "
+                        "(strict level)",
+    "tensor_repr": "repr(tensor) in torch's form: requires_grad=True and grad_fn=<Name> "
+                   "(a target, strict level)",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -31,6 +31,7 @@ capabilities = frozenset({
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
     "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions",
+    "integer_outputs", "saved_attributes", "tensor_repr",
 })
 
 
