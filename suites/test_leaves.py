@@ -104,13 +104,20 @@ def test_non_leaf_grads_are_freed(engine, data):
                      f"non-leaf {node.name} = {node.op}(...) kept .grad {{{node.name}.grad}}")
 
 
+def _program_and_recorded_node(engine, data, label):
+    """A program (its output of any shape) and one of its nodes that require grad and feed the
+    output, the output itself included."""
+    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
+                        label="program")
+    name = data.draw(st.sampled_from(recorded_nodes(program)), label=label)
+    event(f"{label} is the output itself: {name == program.output}")
+    return program, name
+
+
 @behaviour("LEAF-8")
 @given(data=st.data())
 def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
-    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
-                        label="program")
-    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
-    event(f"retained the output itself: {retained == program.output}")
+    program, retained = _program_and_recorded_node(engine, data, "retained")
     ones = np.ones(program.evaluate()[program.output].shape)
     expected = analytic_grads(program, ones, wrt=[retained])
     script = Script(engine)
@@ -238,9 +245,7 @@ def test_reading_a_non_leaf_grad_warns(engine, data):
 @given(data=st.data())
 def test_a_non_leaf_grad_filled_by_backward_inputs_reads_silently(engine, data):
     """A non-leaf whose .grad backward(inputs=[y]) filled reads it without a warning."""
-    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
-                        label="program")
-    name = data.draw(st.sampled_from(recorded_nodes(program)), label="input")
+    program, name = _program_and_recorded_node(engine, data, "input")
     script = Script(engine)
     script.build(program)
     script.run(f"out.sum().backward(inputs=[{name}])")
@@ -283,9 +288,7 @@ def test_retain_grad_without_requires_grad_raises(engine, data):
 def test_retained_non_leaf_grads_accumulate(engine, data, passes):
     """A retained non-leaf's .grad is summed over backward passes, like a leaf's: k passes leave
     k times one pass's gradient."""
-    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
-                        label="program")
-    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
+    program, retained = _program_and_recorded_node(engine, data, "retained")
     ones = np.ones(program.output_shape())
     expected = analytic_grads(program, ones, wrt=[retained])
     script = Script(engine)
@@ -303,9 +306,7 @@ def test_retained_non_leaf_grads_accumulate(engine, data, passes):
 def test_grads_are_plain_leaves(engine, data):
     """Without create_graph the tensors backward stores in .grad, a leaf's or a retained
     non-leaf's, are leaves that do not require grad and have no grad_fn."""
-    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
-                        label="program")
-    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
+    program, retained = _program_and_recorded_node(engine, data, "retained")
     script = Script(engine)
     script.build(program)
     script.run(f"{retained}.retain_grad()", "out.sum().backward()")

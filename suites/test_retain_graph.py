@@ -13,14 +13,26 @@ behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 
 
+def _leaf_list(program) -> str:
+    """The source of the list of the leaves that get gradients."""
+    return "[" + ", ".join(leaf.name for leaf in program.grad_leaves()) + "]"
+
+
+def _check_the_next_pass_raises(engine, data, first, second):
+    """On a program whose graph saved tensors, the pass `first` frees them: `second` raises.
+    `{leaves}` in either stands for the list of the leaves that get gradients."""
+    program = data.draw(programs(engine, saves_tensors=True), label="program")
+    leaves = _leaf_list(program)
+    script = Script(engine)
+    script.build(program)
+    script.run(first.format(leaves=leaves))
+    script.raises(second.format(leaves=leaves))
+
+
 @behaviour("RETAIN-1")
 @given(data=st.data())
 def test_second_backward_without_retain_graph_raises(engine, data):
-    program = data.draw(programs(engine, saves_tensors=True), label="program")
-    script = Script(engine)
-    script.build(program)
-    script.run("out.backward()")
-    script.raises("out.backward()")
+    _check_the_next_pass_raises(engine, data, "out.backward()", "out.backward()")
 
 
 @behaviour("RETAIN-3")
@@ -77,10 +89,6 @@ def test_seed_second_backward_raises(engine):
     script.raises("loss.backward()")
 
 
-def _leaf_list(program) -> str:
-    return "[" + ", ".join(leaf.name for leaf in program.grad_leaves()) + "]"
-
-
 @behaviour("RETAIN-5")
 @needs("autograd_grad", "higher_order")
 @given(data=st.data())
@@ -119,12 +127,9 @@ def test_backward_with_create_graph_keeps_the_graph(engine, data):
 def test_autograd_grad_with_create_graph_and_retain_graph_false_frees(engine, data):
     """An explicit retain_graph=False overrides create_graph's default: the graph is freed, and
     the next autograd.grad through it raises."""
-    program = data.draw(programs(engine, saves_tensors=True), label="program")
-    script = Script(engine)
-    script.build(program)
-    script.run(f"torch.autograd.grad(out, {_leaf_list(program)}, create_graph=True, "
-               "retain_graph=False)")
-    script.raises(f"torch.autograd.grad(out, {_leaf_list(program)})")
+    _check_the_next_pass_raises(
+        engine, data, "torch.autograd.grad(out, {leaves}, create_graph=True, retain_graph=False)",
+        "torch.autograd.grad(out, {leaves})")
 
 
 @behaviour("RETAIN-6")
@@ -132,11 +137,8 @@ def test_autograd_grad_with_create_graph_and_retain_graph_false_frees(engine, da
 @pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True:UserWarning")
 @given(data=st.data())
 def test_backward_with_create_graph_and_retain_graph_false_frees(engine, data):
-    program = data.draw(programs(engine, saves_tensors=True), label="program")
-    script = Script(engine)
-    script.build(program)
-    script.run("out.backward(create_graph=True, retain_graph=False)")
-    script.raises("out.backward()")
+    _check_the_next_pass_raises(engine, data, "out.backward(create_graph=True, retain_graph=False)",
+                                "out.backward()")
 
 
 @behaviour("RETAIN-7")
