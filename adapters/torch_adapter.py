@@ -16,6 +16,7 @@ capabilities = frozenset({
     "inplace", "hooks", "nn", "optim", "legacy", "custom_function",
     "saved_tensor_hooks", "views", "conversions", "anomaly", "grad_layout", "grad_assignment",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
+    "integer_outputs", "saved_attributes", "tensor_repr",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

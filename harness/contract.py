@@ -42,6 +42,12 @@ CAPABILITIES = {
     "node_metadata": "grad_fn.metadata, a dict per node",
     "module_hooks": "nn.Module.register_full_backward_hook and register_full_backward_pre_hook",
     "multi_grad_hooks": "autograd.graph.register_multi_grad_hook, modes 'all' and 'any'",
+    "integer_outputs": "the dtype bool, comparisons giving bool tensors, argmax() and "
+                       "Tensor.to(int64) / to(bool)",
+    "saved_attributes": "grad_fn._saved_<name>: the tensors a node saved, under torch's names "
+                        "(strict level)",
+    "tensor_repr": "repr(tensor) in torch's form: requires_grad=True and grad_fn=<Name> "
+                   "(a target, strict level)",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -35,6 +35,7 @@ capabilities = frozenset({
     "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions", "anomaly",
     "grad_layout", "grad_assignment",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
+    "integer_outputs", "saved_attributes", "tensor_repr",
 })
 
 

@@ -264,6 +264,11 @@ def req3(ag):
     p = ag.nn.Parameter(ag.ones(2, dtype=ag.int64), requires_grad=False); r = (p.requires_grad, p.dtype)
     return r, raises(lambda: ag.nn.Parameter(ag.ones(2, dtype=ag.int64)))
 @case
+def req4(ag):
+    x = ag.tensor([[1.0, 3.0, 2.0], [0.5, 4.0, -1.0]], requires_grad=True)
+    results = [x.argmax(), x.argmax(dim=1), x.argmax(0, keepdim=True), x > 1, x == x, x.to(ag.int64), x.to(ag.bool)]
+    return [(t, t.requires_grad, t.grad_fn) for t in results]
+@case
 def req6(ag):
     x = ag.tensor([1.0], requires_grad=True); y = x * 2; r = []
     for f in [lambda: setattr(y, 'requires_grad', False), lambda: setattr(y, 'requires_grad', True), lambda: y.requires_grad_(True), lambda: y.requires_grad_(False)]:

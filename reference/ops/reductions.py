@@ -1,4 +1,4 @@
-"""Reductions: sum and mean, over all elements or over dims, and the MSE loss.
+"""Reductions: sum and mean, over all elements or over dims, the MSE loss, and argmax.
 
 Their nodes save only sizes (RETAIN-3): a second backward through them works. The backward spreads
 the gradient back over the reduced dims, without copying (`expand_to`).
@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ..graph import Node, record
+from ..tensor import make
 from .common import dims_of, expand_to, meta, output, sum_to, unary
 
 
@@ -115,3 +116,11 @@ class MseLossBackward0(Node):
         common = norm * (a - b) * grad
         return (sum_to(common, self.metas[0]) if self.needs_grad(0) else None,
                 sum_to(-common, self.metas[1]) if self.needs_grad(1) else None)
+
+
+def argmax(a, dim=None, keepdim=False):
+    """The index of the largest element, of all (flattened) or along `dim`: an int64 result, never
+    recorded, so it does not require grad whatever its input does (REQ-4)."""
+    x = a._array
+    index = x.argmax() if dim is None else x.argmax(axis=dim, keepdims=keepdim)
+    return make(np.asarray(index, dtype=np.int64))
