@@ -14,7 +14,7 @@ capabilities = frozenset({
     "backward_inputs",
     "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
     "inplace", "hooks", "nn", "optim", "legacy", "custom_function",
-    "saved_tensor_hooks", "views",
+    "saved_tensor_hooks", "views", "functional_api", "grads_batched",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

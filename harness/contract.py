@@ -30,6 +30,9 @@ CAPABILITIES = {
     "views": "views that share storage and version counter with their base (view, reshape, "
              "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
+    "functional_api": "the rest of autograd.functional: vjp, jvp, vhp, hvp, hessian, and jacobian "
+                      "of tuples with create_graph, strict and vectorize",
+    "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

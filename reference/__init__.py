@@ -9,7 +9,7 @@
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
 - `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
-- `autograd/`   backward, grad, Variable, functional.jacobian
+- `autograd/`   backward, grad, Variable, functional (vjp, jvp, vhp, hvp, jacobian, hessian)
 - `nn.py`, `optim.py`
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
@@ -30,7 +30,7 @@ capabilities = frozenset({
     "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
-    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views",
+    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "functional_api", "grads_batched",
 })
 
 
