@@ -102,7 +102,8 @@ def _define(script: Script, fn: Function, *, requires_grad: bool = False,
     returned = [f"{name}.detach()" if detached else name for name in fn.outputs]
     body = program.script_lines(given=fn.inputs) + [
         f"return ({', '.join(returned)},)" if fn.returns_tuple else f"return {returned[0]}"]
-    lines.append(f"def function({', '.join(fn.params)}):\n" + textwrap.indent("\n".join(body), "    "))
+    lines.append(f"def function({', '.join(fn.params)}):\n"
+                 + textwrap.indent("\n".join(body), "    "))
     script.run(*lines)
 
 
@@ -134,17 +135,18 @@ def _input_vectors(data, fn: Function) -> tuple[str, dict[str, np.ndarray]]:
     return (f"({', '.join(texts)},)" if fn.packed else texts[0]), vectors
 
 
-def _call(data, which: str, fn: Function, **options) -> str:
-    """The text of a call of `which` on `function` and `inputs`, with a drawn v where it takes one,
-    and keyword `options`."""
-    args = ["function", "inputs"]
+def _call(data, which: str, fn: Function) -> tuple[str, dict[str, np.ndarray]]:
+    """A call of `which` on `function` and `inputs`, with a drawn v where it takes one: its text,
+    whose `{options}` takes keyword arguments (", strict=True"), and v's arrays by parameter."""
+    args, vectors = "function, inputs", {}
     if which == "vjp":
-        v = data.draw(cotangents(fn.program.output_shape(), fn.program.dtype), label="v")
-        args.append(tensor_literal(v, fn.program.dtype))
+        vectors = {"out": data.draw(cotangents(fn.program.output_shape(), fn.program.dtype),
+                                    label="v")}
+        args += ", " + tensor_literal(vectors["out"], fn.program.dtype)
     elif which in ("jvp", "hvp", "vhp"):
-        args.append(_input_vectors(data, fn)[0])
-    args += [f"{key}={value!r}" for key, value in options.items()]
-    return f"{F}.{which}({', '.join(args)})"
+        text, vectors = _input_vectors(data, fn)
+        args += ", " + text
+    return f"{F}.{which}({args}{{options}})", vectors
 
 
 @st.composite
@@ -340,7 +342,7 @@ def test_v_left_out_raises_unless_one_input_of_one_element(engine, which, data, 
 # -- FUNC-4, FUNC-5: hessian, hvp and vhp --------------------------------------------------------
 
 def _transposed(expression: str, fn: Function, a: str, b: str) -> str:
-    """The block d2 / d b d a (shaped b.shape + a.shape) as NumPy, transposed to a.shape + b.shape."""
+    """The block d2 / d b d a (b.shape + a.shape) as NumPy, transposed to a.shape + b.shape."""
     first, second = len(fn.shape(b)), len(fn.shape(a))
     axes = list(range(first, first + second)) + list(range(first))
     return f"np.transpose(to_numpy({expression}), {axes})"
@@ -408,3 +410,263 @@ def test_hvp_and_vhp_are_the_hessian_times_v(engine, data):
     for output in ("output", "output_of_vhp"):
         script.check_agrees(output, f"function({'*' if fn.packed else ''}inputs)",
                             dtype="float64", oracle="the function's value")
+
+
+# -- FUNC-6: strict --------------------------------------------------------------------------------
+
+def _derivatives(which: str, fn: Function, result: str) -> list[tuple[str, tuple, str | None]]:
+    """Where the derivatives are in `which`'s result: (expression, shape, the parameter it is for,
+    or None for jvp's, which is output-shaped)."""
+    if which == "jvp":
+        return [(f"{result}[1]", fn.program.output_shape(), None)]
+    if which in ("vjp", "hvp", "vhp"):
+        return [(_at(f"{result}[1]", j, fn.packed), fn.shape(name), name)
+                for j, name in enumerate(fn.params)]
+    if which == "jacobian":
+        return [(_at(result, j, fn.packed), fn.program.output_shape() + fn.shape(name), name)
+                for j, name in enumerate(fn.params)]
+    return [(_at(_at(result, i, fn.packed), j, fn.packed), fn.shape(a) + fn.shape(b), a + "/" + b)
+            for i, a in enumerate(fn.params) for j, b in enumerate(fn.params)]
+
+
+@behaviour("FUNC-6")
+@needs(*FUNCTIONAL)
+@pytest.mark.parametrize("which", APIS)
+@given(data=st.data(), how=st.sampled_from(["an unused input", "a detached output"]))
+def test_strict_refuses_an_output_that_does_not_depend_on_an_input(engine, which, data, how):
+    """With strict=True, a function that ignores one of its inputs, or whose output does not
+    require grad, raises RuntimeError; with strict=False the derivatives with respect to what the
+    output does not depend on are zeros (jvp's: what the other inputs give)."""
+    program = data.draw(programs(engine, output="scalar" if which in SECOND_ORDER else "any"),
+                        label="program")
+    unused = how == "an unused input"
+    fn = data.draw(functions(program, unused=unused), label="function")
+    call, vectors = _call(data, which, fn)
+    script = Script(engine)
+    _define(script, fn, detached=not unused)
+    script.raises(call.format(options=", strict=True"))
+    script.run(f"result = {call.format(options=', strict=False')}")
+    for expression, shape, name in _derivatives(which, fn, "result"):
+        if name is None and unused:  # jvp: the unused input's v adds nothing
+            (jacobian,) = fn.jacobians()
+            expected, magnitude = jacobian.times({key: vectors[key] for key in fn.inputs})
+            script.check_close(expression, expected, dtype=program.dtype,
+                               oracle="analytic J v of the used inputs", magnitude=magnitude)
+        elif not unused or "unused" in name.split("/"):
+            script.check_close(expression, np.zeros(shape), dtype=program.dtype,
+                               oracle="zeros: no dependence")
+
+
+@behaviour("FUNC-6")
+@needs(*FUNCTIONAL)
+@pytest.mark.parametrize("which", SECOND_ORDER)
+@given(data=st.data())
+def test_strict_refuses_second_derivatives_of_a_linear_function(engine, which, data):
+    """For a function of linear ops only, whose gradient has no path back to the inputs, strict
+    hessian, hvp and vhp raise RuntimeError; without strict its second derivatives are zeros."""
+    program = data.draw(programs(engine, ops=LINEAR_OPS), label="linear program")
+    fn = data.draw(functions(program), label="function")
+    call, _ = _call(data, which, fn)
+    script = Script(engine)
+    _define(script, fn)
+    script.raises(call.format(options=", strict=True"))
+    script.run(f"result = {call.format(options='')}")
+    for expression, shape, _ in _derivatives(which, fn, "result"):
+        script.check_close(expression, np.zeros(shape), dtype=program.dtype,
+                           oracle="zeros: a linear function")
+
+
+# -- FUNC-7: create_graph --------------------------------------------------------------------------
+
+# Every tensor of a (nested) result.
+TENSORS_IN = ("def tensors_in(result):\n"
+              "    if isinstance(result, tuple):\n"
+              "        return [t for part in result for t in tensors_in(part)]\n"
+              "    return [result]")
+
+
+@behaviour("FUNC-7")
+@needs(*FUNCTIONAL)
+@pytest.mark.parametrize("which", APIS)
+@given(data=st.data())
+def test_without_create_graph_no_result_requires_grad(engine, which, data):
+    """Without create_graph, whatever the API returns, the function's outputs included, has no
+    history, although the inputs require grad."""
+    program = data.draw(programs(engine, output="scalar" if which in SECOND_ORDER else "any"),
+                        label="program")
+    fn = data.draw(functions(program), label="function")
+    call, _ = _call(data, which, fn)
+    script = Script(engine)
+    _define(script, fn, requires_grad=True)
+    script.run(TENSORS_IN, f"result = {call.format(options='')}")
+    script.check("all(not t.requires_grad and t.grad_fn is None for t in tensors_in(result))",
+                 "a result requires grad without create_graph: "
+                 "{[t.requires_grad for t in tensors_in(result)]}")
+
+
+@behaviour("FUNC-7")
+@needs(*FUNCTIONAL, "autograd_grad", "float64")
+@pytest.mark.parametrize("which", ["vjp", "jvp", "jacobian"])
+@given(data=st.data())
+def test_create_graph_makes_first_derivatives_differentiable(engine, which, data):
+    """With create_graph=True and an input x that requires grad, vjp's v^T J, jvp's J v and the
+    jacobian of a one-element function keep their values and are differentiable: the gradient of
+    sum(w * derivative) with respect to x equals central differences of the analytic one (a
+    derivative without history must be a constant: zero)."""
+    program = data.draw(twice_differentiable(engine, "scalar" if which == "jacobian" else "any"),
+                        label="program")
+    fn = data.draw(functions(program), label="function")
+    x = fn.inputs[0]
+    call, vectors = _call(data, which, fn)
+    script = Script(engine)
+    _define(script, fn, requires_grad=True)
+    result = "derivative" if which == "jacobian" else "_, derivative"
+    script.run(f"{result} = {call.format(options=', create_graph=True')}")
+    (jacobian,) = fn.jacobians()
+    if which == "vjp":
+        first = analytic_grads(program, vectors["out"], wrt=list(fn.inputs))
+        expected, magnitude, cotangent = first[x], first.magnitude, vectors["out"]
+    elif which == "jvp":
+        (expected, magnitude), cotangent = jacobian.times(vectors), None
+    else:
+        expected, magnitude, cotangent = jacobian.blocks[x], jacobian.magnitude, None
+    own = _at("derivative", 0, fn.packed and which != "jvp")
+    script.check_close(own, expected, dtype="float64", oracle="analytic", magnitude=magnitude)
+    w = data.draw(cotangents(expected.shape, "float64"), label="w")
+    if which == "jvp":  # d(w . J v)/dx = d(v . J^T w)/dx
+        second = finite_difference_hvp(program, {name: vectors[name] for name in fn.inputs}, w)
+    else:
+        second = finite_difference_hvp(program, {x: w.reshape(fn.shape(x))}, cotangent)
+    script.run(f"w = {tensor_literal(w, 'float64')}",
+               "second = None",
+               f"if {own}.requires_grad:  # else a constant: a zero derivative",
+               f"    (second,) = torch.autograd.grad(({own} * w).sum(), [{x}], allow_unused=True)",
+               f"second = torch.zeros_like({x}) if second is None else second")
+    _check_close_fd(script, "second", second[x], "finite differences of the analytic derivative")
+
+
+@behaviour("FUNC-7")
+@needs(*FUNCTIONAL, "autograd_grad", "float64")
+@pytest.mark.parametrize("which", SECOND_ORDER)
+def test_create_graph_makes_second_derivatives_differentiable(engine, which):
+    """f(x) = sum(x ** 3) at x = [1, 2, 3] requiring grad: with create_graph=True, its Hessian
+    diag(6 x) (and H v, v^T H with v = 1: 6 x) is differentiable, with the derivative of the sum
+    of its entries 6 for each x."""
+    script = Script(engine)
+    call = {"hessian": f"{F}.hessian(f, x, create_graph=True)",
+            "hvp": f"{F}.hvp(f, x, torch.ones(3, dtype=torch.float64), create_graph=True)[1]",
+            "vhp": f"{F}.vhp(f, x, torch.ones(3, dtype=torch.float64), create_graph=True)[1]"}
+    script.run("x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)",
+               "def f(x):\n    return (x ** 3).sum()",
+               f"second = {call[which]}")
+    exact = np.diag([6.0, 12.0, 18.0]) if which == "hessian" else np.array([6.0, 12.0, 18.0])
+    script.check_close("second", exact, dtype="float64", oracle="exact diag(6 x)")
+    script.check("second.requires_grad", f"{which}(create_graph=True) has no history")
+    script.run("(third,) = torch.autograd.grad(second.sum(), [x])")
+    script.check_close("third", [6.0, 6.0, 6.0], dtype="float64", oracle="exact d sum / dx")
+
+
+# -- JAC-9, FUNC-8: jacobian's layout, and vectorize ----------------------------------------------
+
+def _check_jacobian(script: Script, expression: str, fn: Function, *, against: str | None = None):
+    """`expression` is jacobian's result for `fn`: nested output first, each block
+    d output_i / d input_j equal to the analytic one (and to the blocks of `against`)."""
+    __tracebackhide__ = True
+    dtype = fn.program.dtype
+    if fn.returns_tuple:  # else the outputs add no level
+        _check_nesting(script, expression, len(fn.outputs), True, "jacobian's outputs")
+    for i, jacobian in enumerate(fn.jacobians()):
+        _check_nesting(script, _at(expression, i, fn.returns_tuple), len(fn.inputs), fn.packed,
+                       f"jacobian's row for output {fn.outputs[i]}")
+        for j, name in enumerate(fn.inputs):
+            block = _block(expression, fn, i, j)
+            script.check_close(block, jacobian.blocks[name], dtype=dtype, oracle="analytic",
+                               magnitude=jacobian.magnitude)
+            if against is not None:
+                script.check_agrees(block, _block(against, fn, i, j), dtype=dtype,
+                                    oracle=against, magnitude=jacobian.magnitude)
+
+
+@behaviour("JAC-9")
+@needs(*FUNCTIONAL)
+@given(data=st.data())
+def test_jacobian_nests_its_blocks_output_first(engine, data):
+    """jacobian(function, inputs) for one or several inputs and outputs: result[i][j] is
+    d output_i / d input_j, shaped output_i.shape + input_j.shape, with a level of tuple for the
+    outputs only where the function returns a tuple, and for the inputs only where they are one."""
+    program = data.draw(programs(engine, output="any", max_ops=4), label="program")
+    fn = data.draw(functions(program, several_outputs=True), label="function")
+    script = Script(engine)
+    _define(script, fn)
+    script.run(f"jacobian = {F}.jacobian(function, inputs)")
+    _check_jacobian(script, "jacobian", fn)
+
+
+@behaviour("FUNC-8")
+@needs(*FUNCTIONAL)
+@given(data=st.data())
+def test_vectorize_gives_the_same_jacobian(engine, data):
+    """jacobian(..., vectorize=True) has the layout and values of jacobian(...): the analytic
+    ones, for one or several inputs and outputs."""
+    program = data.draw(programs(engine, output="any", max_ops=4), label="program")
+    fn = data.draw(functions(program, several_outputs=True), label="function")
+    script = Script(engine)
+    _define(script, fn)
+    script.run(f"jacobian = {F}.jacobian(function, inputs)",
+               f"vectorized = {F}.jacobian(function, inputs, vectorize=True)")
+    _check_jacobian(script, "vectorized", fn, against="jacobian")
+
+
+@behaviour("FUNC-8")
+@needs(*FUNCTIONAL, "float64")
+@given(data=st.data())
+def test_vectorize_gives_the_same_hessian(engine, data):
+    """hessian(..., vectorize=True) has the layout and values of hessian(...): central
+    differences of the analytic gradient."""
+    program = data.draw(twice_differentiable(engine), label="program")
+    fn = data.draw(functions(program), label="function")
+    expected = finite_difference_hessian(program, list(fn.inputs))
+    script = Script(engine)
+    _define(script, fn)
+    script.run(f"hessian = {F}.hessian(function, inputs)",
+               f"vectorized = {F}.hessian(function, inputs, vectorize=True)")
+    for expression, _, pair in _derivatives("hessian", fn, "vectorized"):
+        _check_close_fd(script, expression, expected[tuple(pair.split("/"))],
+                        "finite differences of the gradient")
+        script.check_agrees(expression, expression.replace("vectorized", "hessian", 1),
+                            dtype="float64", oracle="hessian", tolerance=FINITE_DIFFERENCE)
+
+
+# -- JAC-10: is_grads_batched ----------------------------------------------------------------------
+
+@behaviour("JAC-10")
+@needs("autograd_grad", "grads_batched")
+@given(data=st.data(), batch=st.integers(1, 3))
+def test_batched_grad_outputs_give_one_vjp_per_vector(engine, data, batch):
+    """autograd.grad(out, leaves, V, is_grads_batched=True) with V of shape (batch,) + out.shape:
+    each result has shape (batch,) + leaf.shape, row b being the analytic V[b]^T J."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    leaves = program.grad_leaves()
+    shape = (batch,) + program.output_shape()
+    batched = data.draw(cotangents(shape, program.dtype), label="V")
+    expected = [analytic_grads(program, row) for row in batched]
+    script = Script(engine)
+    script.build(program)
+    script.run(f"grads = torch.autograd.grad(out, [{', '.join(leaf.name for leaf in leaves)}], "
+               f"{tensor_literal(batched, program.dtype)}, is_grads_batched=True)")
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", np.stack([row[leaf.name] for row in expected]),
+                           dtype=program.dtype, oracle="analytic V[b]^T J, stacked",
+                           magnitude=max(row.magnitude for row in expected))
+
+
+@behaviour("JAC-10")
+@needs("autograd_grad", "grads_batched")
+def test_batched_unit_vectors_give_the_jacobian(engine):
+    """Fact sheet JAC-10: x = [1, 2, 3], autograd.grad(x ** 2, x, eye(3), is_grads_batched=True)
+    is the Jacobian diag(2, 4, 6), in one call."""
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)",
+               "(jacobian,) = torch.autograd.grad(x ** 2, x, torch.eye(3), is_grads_batched=True)")
+    script.check_close("jacobian", np.diag([2.0, 4.0, 6.0]), dtype="float32",
+                       oracle="exact diag(2 x)")

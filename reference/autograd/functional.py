@@ -162,7 +162,7 @@ def _blocks(i, out, inputs, create_graph, strict, vectorize):
     size = out.numel()
     units = np.eye(size, dtype=out._array.dtype).reshape((size,) + out.shape)
     if vectorize:
-        rows = _vjps((out,), inputs, (make(units),), create_graph, batched=True)
+        rows = _vjps((out,), inputs, (make(units),), create_graph, retain_graph=True, batched=True)
     else:
         passes = [_vjps((out,), inputs, (make(unit),), create_graph, retain_graph=True) for unit in units]
         rows = tuple(None if passes[0][j] is None else stack([row[j] for row in passes], create_graph)
