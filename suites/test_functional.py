@@ -412,6 +412,23 @@ def test_hvp_and_vhp_are_the_hessian_times_v(engine, data):
                             dtype="float64", oracle="the function's value")
 
 
+@behaviour("FUNC-5")
+@needs(*FUNCTIONAL, "float64")
+@pytest.mark.parametrize("which", ["hvp", "vhp"])
+def test_hvp_and_vhp_of_two_inputs_keep_the_mixed_derivatives(engine, which):
+    """f(a, b) = sum(a ** 2) * sum(b ** 3) at a = [1, 2, 3], b = [[0.5, -1]], v = ones: H v has the
+    blocks d2f/da2 = 2 sum(b ** 3) I, d2f/da db = 2a (3b ** 2)^T, d2f/db2 = 6 sum(a ** 2) diag(b),
+    giving ([5.75, 13.25, 20.75], [[51, -48]]), and f = -12.25."""
+    script = Script(engine)
+    script.run("a = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)",
+               "b = torch.tensor([[0.5, -1.0]], dtype=torch.float64)",
+               "def f(a, b):\n    return (a ** 2).sum() * (b ** 3).sum()",
+               f"output, (for_a, for_b) = {F}.{which}(f, (a, b), "
+               "(torch.ones(3, dtype=torch.float64), torch.ones(1, 2, dtype=torch.float64)))")
+    script.check_close("output", -12.25, dtype="float64", oracle="f(a, b)")
+    script.check_close("for_a", [5.75, 13.25, 20.75], dtype="float64", oracle="exact (H v) for a")
+    script.check_close("for_b", [[51.0, -48.0]], dtype="float64", oracle="exact (H v) for b")
+
 # -- FUNC-6: strict --------------------------------------------------------------------------------
 
 def _derivatives(which: str, fn: Function, result: str) -> list[tuple[str, tuple, str | None]]:
