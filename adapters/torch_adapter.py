@@ -17,6 +17,7 @@ capabilities = frozenset({
     "saved_tensor_hooks", "views", "conversions", "anomaly", "grad_layout", "grad_assignment",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",
+    "functional_api", "grads_batched",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

@@ -284,6 +284,17 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_requires_grad_false_checks_dtype": ("REQ-3",),
     "reference_comparisons_require_grad": ("REQ-4",),
     "reference_root_index_unnamed": ("REQ-11",),
+    # the functional API and batched vector-Jacobian products
+    "reference_vjp_pulls_back_ones": ("FUNC-1",),
+    "reference_jvp_transposed": ("FUNC-2",),
+    "reference_v_defaults_to_ones": ("FUNC-3",),
+    "reference_hessian_of_a_constant_gradient": ("FUNC-4",),
+    "reference_hvp_drops_mixed_derivatives": ("FUNC-5",),
+    "reference_strict_ignored": ("FUNC-6",),
+    "reference_functional_results_keep_history": ("FUNC-7",),
+    "reference_vectorized_jacobian_unshaped": ("FUNC-8",),
+    "reference_jacobian_input_major": ("JAC-9",),
+    "reference_batched_grad_sums_the_batch": ("JAC-10",),
 }
 
 

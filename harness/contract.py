@@ -48,6 +48,9 @@ CAPABILITIES = {
                         "(strict level)",
     "tensor_repr": "repr(tensor) in torch's form: requires_grad=True and grad_fn=<Name> "
                    "(a target, strict level)",
+    "functional_api": "the rest of autograd.functional: vjp, jvp, vhp, hvp, hessian, and jacobian "
+                      "of tuples with create_graph, strict and vectorize",
+    "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -36,6 +36,7 @@ capabilities = frozenset({
     "grad_layout", "grad_assignment",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",
+    "functional_api", "grads_batched",
 })
 
 

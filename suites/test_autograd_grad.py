@@ -8,8 +8,8 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, central_differences,
-                                                  analytic_grads)
+from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
+                                                  finite_difference_hvp)
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
@@ -243,15 +243,6 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
 
 # -- higher order ------------------------------------------------------------------------------
 
-def _hvp_by_finite_differences(program, leaf_name, weights):
-    """sum_i w_i d g_i / d x_j: central differences of the analytic first derivatives g, an
-    oracle that asks the engine nothing (accurate to FINITE_DIFFERENCE, harness/oracles.py)."""
-    def weighted_first_derivative(values):
-        moved = program.with_leaf_values(leaf_name, values)
-        return float(np.sum(analytic_grads(moved, wrt=[leaf_name])[leaf_name] * weights))
-    return central_differences(weighted_first_derivative, program.leaf(leaf_name).values)
-
-
 def _second_order_case(engine, data):
     """A float64 program, mostly of ops with curvature (a linear program's second derivative is
     zero, which a create_graph that is ignored would also give), or with kinks (abs, relu: their
@@ -269,7 +260,7 @@ def _check_second_derivatives(script, program, name, weights):
     analytic first derivative, and d(sum(g * w))/dx equals the finite differences of the first
     derivatives (a Hessian-vector product). A gradient that does not require grad must be a
     constant (zero second derivative)."""
-    expected = _hvp_by_finite_differences(program, name, weights)
+    expected = finite_difference_hvp(program, {name: weights})[name]
     script.run(f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
     # The first derivative itself, computed through the recorded (differentiable) formulas.
     first = analytic_grads(program, wrt=[name])
@@ -416,7 +407,7 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     """After backward(create_graph=True) the leaf's .grad is differentiable: backward from
     sum(x.grad * w), into a cleared x.grad, gives the Hessian-vector product."""
     program, name, weights = _second_order_case(engine, data)
-    expected = _hvp_by_finite_differences(program, name, weights)
+    expected = finite_difference_hvp(program, {name: weights})[name]
     script = Script(engine)
     script.build(program)
     script.run("out.backward(create_graph=True)", f"g = {name}.grad")

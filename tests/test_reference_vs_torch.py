@@ -665,6 +665,47 @@ def grad_assignment(ag):  # ACC-12
     x = ag.zeros(2, requires_grad=True)
     return [raises(lambda: setattr(x, "grad", t)) for t in (ag.zeros(3), ag.zeros(2, dtype=ag.float64), x)]
 
+@case
+def func1_2_3(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); v = ag.tensor([1.0, 0.5, 0.25], dtype=ag.float64)
+    f = lambda a: a ** 2 * a.sum(); two = lambda a, b: (a.sum() * b, a * b.sum()); y = ag.tensor([[0.5, -1.0]], dtype=ag.float64)
+    s = ag.tensor([[2.0]], dtype=ag.float64)
+    return (F.vjp(f, x, v), F.jvp(f, x, v), F.vjp(two, (x, y), (ag.ones(1, 2, dtype=ag.float64), v)), F.jvp(two, (x, y), (v, y)),
+            F.vjp(lambda a: (a ** 2).sum().reshape(1, 1), x), F.jvp(lambda a: a * x, s), raises(lambda: F.vjp(f, x)), raises(lambda: F.jvp(f, x)),
+            raises(lambda: F.vjp(f, x, v[:2])), raises(lambda: F.jvp(two, (x, y), (v,))))
+@case
+def func4_5_8(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); y = ag.tensor([[0.5, 1.5]], dtype=ag.float64)
+    g = lambda a, b: (a ** 2).sum() * (b ** 3).sum(); w = (ag.ones(3, dtype=ag.float64), -y)
+    return (F.hessian(g, (x, y)), F.hessian(g, (x, y), vectorize=True), F.hessian(lambda a: (a ** 3).sum().reshape(1, 1), x),
+            F.hvp(g, (x, y), w), F.vhp(g, (x, y), w), F.hvp(lambda a: (a ** 3).sum(), y[0, :1]),
+            F.jacobian(lambda a, b: (a.sum() * b, a * b.sum()), (x, y), vectorize=True),
+            raises(lambda: F.hessian(lambda a: a ** 3, x)), raises(lambda: F.hvp(lambda a: (a ** 3, a), x, x)))
+@case
+def func6(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); y = ag.tensor([[0.5, -1.0]], dtype=ag.float64)
+    calls = [lambda s: F.jacobian(lambda a, b: a * 2, (x, y), strict=s), lambda s: F.vjp(lambda a: (a * 2).detach(), x, x, strict=s),
+             lambda s: F.jvp(lambda a, b: a * 2, (x, y), (x, y), strict=s), lambda s: F.hessian(lambda a: a.sum(), x, strict=s),
+             lambda s: F.hvp(lambda a, b: (a ** 3).sum(), (x, y), (x, y), strict=s), lambda s: F.vhp(lambda a: (3 * a).sum(), x, x, strict=s)]
+    return [(call(False), raises(lambda: call(True))) for call in calls] + [raises(lambda: F.jacobian(lambda a: a, x, strict=True, vectorize=True))]
+@case
+def func7(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64, requires_grad=True); ones = ag.ones(3, dtype=ag.float64)
+    cube = lambda a: (a ** 3).sum(); r = []
+    for cg in (False, True):
+        results = [F.vjp(lambda a: a ** 2, x, ones, create_graph=cg)[1], F.jvp(lambda a: a ** 3, x, ones, create_graph=cg)[1],
+                   F.jacobian(lambda a: a ** 2, x, create_graph=cg), F.hessian(cube, x, create_graph=cg),
+                   F.hvp(cube, x, ones, create_graph=cg)[1], F.vhp(cube, x, ones, create_graph=cg)[1]]
+        r.append([t.requires_grad for t in results])
+    r.append([ag.autograd.grad(t.sum(), x)[0] for t in results])
+    return r, x.grad
+@case
+def jac10(ag):
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True); w = ag.tensor([0.5, 0.25], requires_grad=True)
+    J = ag.autograd.grad(x ** 2, x, ag.eye(3), is_grads_batched=True)
+    both = ag.autograd.grad(((x.sum() * w), x ** 2), (x, w), (ag.ones(2, 2), ag.ones(2, 3)), is_grads_batched=True)
+    return J, both, x.grad
+
 
 @pytest.mark.parametrize("name", sorted(cases))
 def test_same_outcome_as_torch(name):

@@ -1,5 +1,6 @@
 """`reference.autograd`: backward, grad, custom Functions, saved-tensor hooks (`graph`), the legacy
-Variable shim, `functional.jacobian`, and anomaly detection (`detect_anomaly`, `set_detect_anomaly`)."""
+Variable shim, `functional` (vjp, jvp, vhp, hvp, jacobian, hessian), and anomaly detection
+(`detect_anomaly`, `set_detect_anomaly`)."""
 from ..anomaly import detect_anomaly, set_detect_anomaly
 from . import function, functional, graph  # noqa: F401 - reference.autograd.function.once_differentiable
 from .function import Function
