@@ -15,6 +15,7 @@ capabilities = frozenset({
     "higher_order", "backward_create_graph", "functional", "graph", "grad_fn_names", "messages",
     "inplace", "hooks", "nn", "optim", "legacy", "custom_function",
     "saved_tensor_hooks", "views", "conversions",
+    "forward_ad",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

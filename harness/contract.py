@@ -32,6 +32,8 @@ CAPABILITIES = {
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
     "conversions": "Tensor.numpy() (refused for tensors that require grad), tolist(), int(t), "
                    "bool(t), and tensor(t) of a tensor t",
+    "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
+                  "through the random-program op set",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -4,12 +4,13 @@
 (docs/adapter-contract.md): the package is its own adapter. Module map:
 
 - `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd)
+- `dual.py`     forward-mode AD: the open dual level and the tangents tensors carry in it
 - `graph.py`    nodes, saved tensors, and `record`, which decides whether an op is recorded
 - `walk.py`     the backward walk (`hooks.py`: where tensor hooks are kept)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
 - `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
-- `autograd/`   backward, grad, Variable, functional.jacobian
+- `autograd/`   backward, grad, Variable, functional.jacobian, forward_ad
 - `nn.py`, `optim.py`
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
@@ -31,6 +32,7 @@ capabilities = frozenset({
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
     "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions",
+    "forward_ad",
 })
 
 

@@ -44,7 +44,8 @@ class Tensor(Conversions):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
     __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
-                 "_view", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__")
+                 "_view", "_inference", "_retains_grad", "_hooks", "_accumulator", "__weakref__",
+                 "_tangent")  # (dual level, tangent) in forward-mode AD: see dual.py
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -263,6 +264,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._retains_grad = False
     t._hooks = None
     t._accumulator = None
+    t._tangent = None
     return t
 
 
