@@ -214,7 +214,7 @@ class Tensor(Conversions):
     def detach(self):
         """A no-grad leaf sharing storage and version counter (DET-1, DET-3): no gradient flows
         through it (DET-2), and `.requires_grad_()` makes it a new leaf that gradients reach and do
-        not pass (REQ-7)."""
+        not pass (REQ-7). It has no tangent either (FWD-8)."""
         alias = make(self._array)
         alias._counter = self._shared_counter()
         return alias
@@ -230,6 +230,7 @@ class Tensor(Conversions):
                 "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
+        self._tangent = None  # and a no-tangent one in forward mode (FWD-8)
         return self
 
     # ----- copying ---------------------------------------------------------------------------
