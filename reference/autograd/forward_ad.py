@@ -13,8 +13,7 @@ the level, and the checks torch makes before a tensor gets a tangent.
 """
 import collections
 
-from .. import grad_mode
-from ..dual import set_tangent, state, tangent as tangent_of
+from .. import dual, grad_mode
 from ..ops import reshape
 
 NO_LEVEL_MESSAGE = ("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
@@ -30,13 +29,13 @@ class dual_level:  # noqa: N801 - torch's name
     tangent made inside (FWD-5). Levels do not nest (FWD-1). Entering gives the level's index, 0."""
 
     def __enter__(self):
-        if state.level is not None:
+        if dual.state.level is not None:
             raise RuntimeError(NESTED_MESSAGE)
-        state.level = object()  # a new level each time: tangents of an earlier one stay ended
+        dual.state.level = object()  # a new level each time: tangents of an earlier one stay ended
         return 0
 
     def __exit__(self, *exc_info):
-        state.level = None
+        dual.state.level = None
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -45,7 +44,7 @@ def make_dual(tensor, tangent, *, level=None):
     Only inside a level (FWD-1); the primal and the tangent must be floating point (ValueError)
     and of one shape (FWD-6). The tangent is kept as it is given (FWD-2). Under inference_mode
     the view gets no tangent (FWD-9)."""
-    if state.level is None:
+    if dual.state.level is None:
         raise RuntimeError(NO_LEVEL_MESSAGE)
     for role, t in (("primal", tensor), ("tangent", tangent)):
         if not t.is_floating_point():
@@ -55,20 +54,20 @@ def make_dual(tensor, tangent, *, level=None):
             "Trying to set a forward gradient that has a different size than that of the original Tensor, "
             f"this is not supported. Tensor is of size {list(tensor.shape)} while the given forward gradient "
             f"is of size {list(tangent.shape)}.")
-    if tangent_of(tensor) is not None:
+    if dual.tangent(tensor) is not None:
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            "same level 0 is not supported.")
-    dual = reshape(tensor, tensor.shape)
+    view = reshape(tensor, tensor.shape)
     if not grad_mode.state.inference:
-        set_tangent(dual, tangent)
-    return dual
+        dual.set_tangent(view, tangent)
+    return view
 
 
 def unpack_dual(tensor, *, level=None):
     """(primal, tangent): a view of `tensor` without a tangent, and `tensor`'s tangent, the one
     given to make_dual or an op's J v; None where there is none (FWD-2, FWD-3), among them every
     tensor outside a level (FWD-5)."""
-    found = tangent_of(tensor)
+    found = dual.tangent(tensor)
     if found is None:
         return UnpackedDualTensor(tensor, None)
     primal = reshape(tensor, tensor.shape)
