@@ -3,9 +3,10 @@
 Inside `autograd.forward_ad.dual_level()` a tensor may carry a tangent v of its own shape (a
 *dual* tensor, made by `make_dual`). Every op then computes, beside its result, the result's
 tangent J v, the Jacobian-vector product, from its inputs' tangents (FWD-4): `jvp`, called by
-each op of ops/ right after its forward, with the op's derivative written as a rule on arrays
-(`lambda da, db: da * b + a * db` for `a * b`). Reverse mode goes the other way, later: the
-backward node below each op's forward. An input without a tangent moves in no direction, zero.
+each op of ops/ right after its forward, with the op's derivative with respect to each input
+written as a rule on that input's tangent array (for `a * b`: `lambda da: da * b` and
+`lambda db: a * db`, whose results add up). Reverse mode goes the other way, later: the backward
+node below each op's forward. An input without a tangent moves in no direction: it adds nothing.
 
 A tangent belongs to the level it was made in: closing the level ends every tangent at once,
 without visiting a tensor (FWD-5). Grad mode does not matter (FWD-7): `no_grad` stops recording,

@@ -166,8 +166,8 @@ def test_the_tutorial_example(engine):
 @given(data=st.data())
 def test_tensors_without_a_tangent_unpack_to_none(engine, data):
     """Inside a level, a tensor that is not dual and depends on no dual tensor (a plain leaf, an
-    op result computed from plain tensors only) has tangent None and unpacks to its own values;
-    outside a level, so has every tensor."""
+    op result computed from plain tensors only) has tangent None, and a plain leaf unpacks to its
+    own values; outside a level, a plain leaf has tangent None too (and every tensor: FWD-5)."""
     program = data.draw(programs(engine, output="any"), label="program")
     leaves = [leaf.name for leaf in program.leaves]
     plain_leaf = data.draw(st.sampled_from(leaves), label="plain leaf")
