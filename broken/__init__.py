@@ -295,6 +295,19 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_vectorized_jacobian_unshaped": ("FUNC-8",),
     "reference_jacobian_input_major": ("JAC-9",),
     "reference_batched_grad_sums_the_batch": ("JAC-10",),
+    # forward-mode AD
+    "reference_make_dual_outside_a_level": ("FWD-1",),
+    "reference_dual_levels_nest": ("FWD-1",),
+    "reference_unpack_dual_plain_tuple": ("FWD-2",),
+    "reference_missing_tangents_as_zeros": ("FWD-3",),
+    "reference_tanh_jvp_from_input": ("FWD-4",),
+    "reference_tangents_outlive_their_level": ("FWD-5",),
+    "reference_make_dual_checks_numel": ("FWD-6",),
+    "reference_make_dual_accepts_integers": ("FWD-6",),
+    "reference_no_grad_stops_tangents": ("FWD-7",),
+    "reference_detach_keeps_tangent": ("FWD-8",),
+    "reference_forward_ad_ignores_inference_mode": ("FWD-9",),
+    "reference_make_dual_copies_primal": ("FWD-10",),
 }
 
 

@@ -51,6 +51,8 @@ CAPABILITIES = {
     "functional_api": "the rest of autograd.functional: vjp, jvp, vhp, hvp, hessian, and jacobian "
                       "of tuples with create_graph, strict and vectorize",
     "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
+    "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
+                  "through the random-program op set",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

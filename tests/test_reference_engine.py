@@ -181,3 +181,46 @@ def test_hooks_can_ask_which_backward_pass_runs_them():
     assert walk.current_pass() is None
     assert len(passes) == 2 and None not in passes and passes[0] is not passes[1]
     assert passes[0].executes(y.grad_fn) and not passes[0].executes((x * 3).grad_fn)
+
+
+def test_forward_mode_refuses_what_it_has_no_rule_for():
+    """No forward-mode rule for in-place ops or custom Functions: an input with a tangent is
+    refused (NotImplementedError) rather than given a stale or missing tangent; without one, both
+    work inside a level as outside."""
+    fw = ag.autograd.forward_ad
+
+    class Double(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with fw.dual_level():
+        x = fw.make_dual(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
+        plain = ag.tensor([3.0, 4.0])
+        for refused in (lambda: x.mul_(2.0), lambda: plain.add_(x), lambda: Double.apply(x)):
+            try:
+                refused()
+            except NotImplementedError:
+                pass
+            else:
+                raise AssertionError("a tangent went through an op without a forward-mode rule")
+        assert plain.add_(1.0).tolist() == [4.0, 5.0] and Double.apply(plain).tolist() == [8.0, 10.0]
+
+
+def test_tangents_end_with_their_level_without_being_visited():
+    """Leaving a level ends its tangents by the level's identity: no registry of dual tensors is
+    kept (which would keep them alive), and a new level never sees an old tangent."""
+    fw = ag.autograd.forward_ad
+    with fw.dual_level() as level:
+        x = fw.make_dual(ag.tensor([1.0]), ag.tensor([2.0]))
+        alive = weakref.ref(x)
+    assert level == 0 and x._tangent is not None
+    with fw.dual_level():
+        assert fw.unpack_dual(x).tangent is None
+    del x
+    gc.collect()
+    assert alive() is None

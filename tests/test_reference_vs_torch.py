@@ -17,7 +17,9 @@ from autograd_conformance import reference
 
 
 # Warnings torch emits once per process (MISC-14): whether one shows depends on the tests run before.
-WARN_ONCE = ("Using backward() with create_graph=True", "Converting a tensor with requires_grad=True")
+# (torch 2.13's first forward-mode AD call scripts helpers with the deprecated torch.jit.script.)
+WARN_ONCE = ("Using backward() with create_graph=True", "Converting a tensor with requires_grad=True",
+             "`torch.jit.script` is deprecated")
 
 
 def outcome(ag, f):
@@ -705,6 +707,41 @@ def jac10(ag):
     J = ag.autograd.grad(x ** 2, x, ag.eye(3), is_grads_batched=True)
     both = ag.autograd.grad(((x.sum() * w), x ** 2), (x, w), (ag.ones(2, 2), ag.ones(2, 3)), is_grads_batched=True)
     return J, both, x.grad
+
+@case
+def forward_ad_errors(ag):
+    fw, x, v = ag.autograd.forward_ad, ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0])
+    r = [raises(lambda: fw.make_dual(x, v))]
+    with fw.dual_level():
+        d = fw.make_dual(x, v)
+        r += [raises(lambda: fw.make_dual(x, ag.ones(2, 1))), raises(lambda: fw.make_dual(ag.tensor([1, 2]), v)),
+              raises(lambda: fw.make_dual(x, ag.tensor([1, 2]))), raises(lambda: fw.make_dual(d, v)),
+              raises(lambda: fw.dual_level().__enter__())]
+    return r
+@case
+def forward_ad_ops(ag):
+    fw = ag.autograd.forward_ad
+    with fw.dual_level():
+        a = fw.make_dual(ag.tensor([[1.0, 2.0], [4.0, 0.5]]), ag.tensor([[0.5, -1.0], [2.0, 1.0]]))
+        b = fw.make_dual(ag.tensor([3.0, -2.0]), ag.tensor([1.0, 0.25]))
+        results = [3 - a, 2 / a, a * 2 + 1, a ** 0, a @ b, b @ a, a.unsqueeze(0), a[:1].squeeze(0), b.expand(3, 2), a.t(),
+                   a.select(1, 0), a.narrow(0, 1, 1), a.flatten(), a.view(4), a.to(ag.float64), a.sgn(), a.T,
+                   ag.nn.MSELoss()(a, a * b), ag.nn.MSELoss(reduction="sum")(b * a, a), ag.nn.MSELoss(reduction="none")(a, a * b),
+                   a.sum(dim=(0, 1)), a.mean(dim=-1, keepdim=True), a[[1, 1]], (a > 1), a.contiguous()]
+        return [fw.unpack_dual(t).tangent for t in results]
+@case
+def forward_ad_modes(ag):
+    fw = ag.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0]))
+        with ag.no_grad():
+            kept = ag.exp(x)
+        with ag.inference_mode():
+            off, read = x * 2, fw.unpack_dual(x).tangent
+        y = x * 3
+        y.detach_()
+        r = [fw.unpack_dual(t).tangent for t in (kept, off, x.detach(), y, x.detach() * x)] + [read]
+    return r + [fw.unpack_dual(x).tangent]
 
 
 @pytest.mark.parametrize("name", sorted(cases))
