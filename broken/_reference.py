@@ -10,6 +10,7 @@ backward pass does.
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 from autograd_conformance import reference
@@ -33,3 +34,23 @@ def replace(module, attribute, make):
     for name, loaded in list(sys.modules.items()):
         if (name == reference.__name__ or name.startswith(prefix)) and getattr(loaded, attribute, None) is original:
             setattr(loaded, attribute, patched)
+
+
+def rewrite_arguments(module, attribute, rewrite):
+    """`replace` the function `module.attribute` by one that first hands its arguments (bound to
+    the original's signature, defaults applied) to `rewrite(arguments)`, which changes them in
+    place. For `autograd.gradients.backward`, Tensor.backward's own name for it is patched too."""
+    def make(original):
+        signature = inspect.signature(original)
+
+        def rewritten(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            rewrite(bound.arguments)
+            return original(*bound.args, **bound.kwargs)
+        return rewritten
+
+    original = getattr(module, attribute)
+    replace(module, attribute, make)
+    if reference.methods._backward is original:
+        reference.methods._backward = getattr(module, attribute)

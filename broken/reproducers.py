@@ -3,20 +3,21 @@ at its last step (the check that failed in the suite) with `torch` bound to the 
 
     python -m broken.reproducers MUTANT [MUTANT ...]
 
-Used by tests/test_reproducers.py; each script runs in a fresh interpreter, as a user would run it.
+Used by tests/test_reproducers.py; each script runs in a fresh process (forked from a warm
+interpreter, broken/_warm.py), as a user would run it.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from broken import MUTANTS, spec
+from broken._warm import clean_environment, run_python
 from broken.run import ROOT, run_suites
 
 # Runs the script from stdin as `reproducer.py`; with an engine spec as argument, `torch` is bound
@@ -55,10 +56,9 @@ class Verdict:
 
 
 def run_script(text: str, engine: str | None = None, timeout: float = 120) -> dict:
-    """Run a reproducer in a fresh interpreter (under torch, or with torch = `engine`)."""
-    completed = subprocess.run([sys.executable, "-c", _RUNNER] + ([engine] if engine else []),
-                               input=text, capture_output=True, text=True, cwd=ROOT,
-                               timeout=timeout)
+    """Run a reproducer in a fresh process (under torch, or with torch = `engine`)."""
+    completed = run_python(["-c", _RUNNER] + ([engine] if engine else []), input=text,
+                           cwd=ROOT, env=clean_environment(), timeout=timeout)
     if completed.returncode != 0 or not completed.stdout.strip():
         return {"line": None, "error": f"the interpreter exited {completed.returncode}: "
                                        f"{completed.stderr[-500:]}"}

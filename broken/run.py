@@ -1,20 +1,21 @@
 """Run the conformance suites in a subprocess, as a user would, and read back what happened: the one
 runner of the project's tests and scripts. `run_pytest` runs any pytest command line (the report,
 baseline and robustness tests); `run_suites` runs one engine's selected behaviours with the probe
-plugin (the broken-engine tests, scripts/kill_rate.py). Each run is a fresh process, so a mutant's
-process-local patches never reach another run.
+plugin (the broken-engine tests, scripts/kill_rate.py). Each run is a fresh process (forked from a warm
+interpreter, see `_warm.py`), so a mutant's process-local patches never reach another run.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from broken._warm import clean_environment, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -60,22 +61,11 @@ def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_firs
     return command + list(extra)
 
 
-def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
-    """This process's environment without what would change a run under test, plus `env`."""
-    environment = {key: value for key, value in os.environ.items()
-                   if key not in ("AUTOGRAD_ENGINE", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS",
-                                  "PYTEST_XDIST_TESTRUNUID")}
-    environment.update(env or {})
-    return environment
-
-
 def run_pytest(*args: str, timeout: float = 600,
                env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """`python -m pytest <args>` from the project root with the `ci` profile; output captured."""
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
-               "--hypothesis-profile", "ci", *args]
-    return subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
-                          text=True, timeout=timeout, env=clean_environment(env))
+    return run_python(["-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile", "ci",
+                       *args], cwd=ROOT, timeout=timeout, env=clean_environment(env))
 
 
 def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
@@ -86,9 +76,8 @@ def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: b
     with tempfile.TemporaryDirectory() as scratch:
         probe = Path(scratch) / "probe.json"
         started = time.perf_counter()
-        completed = subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                   capture_output=True, text=True, timeout=timeout,
-                                   env=clean_environment({"BROKEN_PROBE_OUT": str(probe)}))
+        completed = run_python(command[1:], cwd=ROOT, timeout=timeout,
+                               env=clean_environment({"BROKEN_PROBE_OUT": str(probe)}))
         seconds = time.perf_counter() - started
         records = json.loads(probe.read_text()) if probe.exists() else []
     return Run(engine, tuple(behaviours), completed.returncode, records,

@@ -7,7 +7,7 @@ import numpy as np
 
 from .oracles import Gradients, analytic_grads
 from .program import Leaf, Program
-from .script import Script
+from .script import Script, tensor_literal
 
 
 def assert_leaf_grads(script: Script, program: Program, expected: Gradients, *, oracle: str,
@@ -64,6 +64,18 @@ def assert_grads_with_nodes_held_constant(script: Script, program: Program, held
     assert_grads_only_where_expected(
         script, program, expected, oracle=f"analytic with the nodes {how} held constant",
         why_none=f"reaches the output only through nodes {how}")
+
+
+def assert_gradients_stop_at(script: Script, program: Program, name: str, weights, what: str) -> None:
+    """Backward from sum(name * weights), where `name` is a new leaf that requires grad made from
+    the values of `program` (`what` says how): its .grad is `weights`, and none of the program's
+    leaves gets one (MOD-2, MISC-8)."""
+    __tracebackhide__ = True
+    script.run(f"({name} * {tensor_literal(weights, program.dtype)}).sum().backward()")
+    script.check_close(f"{name}.grad", weights, dtype=program.dtype,
+                       oracle=f"w, the gradient of sum({name} * w)")
+    for leaf in program.leaves:
+        script.check(f"{leaf.name}.grad is None", f"backward from {what} reached {leaf.name}")
 
 
 def assert_grads_with_paths_through_scaled(script: Script, program: Program, node: str,

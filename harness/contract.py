@@ -30,11 +30,29 @@ CAPABILITIES = {
     "views": "views that share storage and version counter with their base (view, reshape, "
              "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
              "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
+    "conversions": "Tensor.numpy() (refused for tensors that require grad), tolist(), int(t), "
+                   "bool(t), and tensor(t) of a tensor t",
+    "anomaly": "autograd.detect_anomaly, autograd.set_detect_anomaly, is_anomaly_enabled and "
+               "is_anomaly_check_nan_enabled: NaN checks and forward tracebacks in backward",
+    "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
+                   "results kept by detach()) and the layout of .grad",
+    "grad_assignment": "assigning a tensor to a leaf's .grad",
     "post_accumulate_hooks": "Tensor.register_post_accumulate_grad_hook",
     "node_hooks": "grad_fn.register_hook and grad_fn.register_prehook (hooks on graph nodes)",
     "node_metadata": "grad_fn.metadata, a dict per node",
     "module_hooks": "nn.Module.register_full_backward_hook and register_full_backward_pre_hook",
     "multi_grad_hooks": "autograd.graph.register_multi_grad_hook, modes 'all' and 'any'",
+    "integer_outputs": "the dtype bool, comparisons giving bool tensors, argmax() and "
+                       "Tensor.to(int64) / to(bool)",
+    "saved_attributes": "grad_fn._saved_<name>: the tensors a node saved, under torch's names "
+                        "(strict level)",
+    "tensor_repr": "repr(tensor) in torch's form: requires_grad=True and grad_fn=<Name> "
+                   "(a target, strict level)",
+    "functional_api": "the rest of autograd.functional: vjp, jvp, vhp, hvp, hessian, and jacobian "
+                      "of tuples with create_graph, strict and vectorize",
+    "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
+    "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
+                  "through the random-program op set",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

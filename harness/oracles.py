@@ -94,12 +94,9 @@ class Gradients(dict):
         self.magnitude = magnitude
 
 
-def analytic_grads(program: Program, cotangent: np.ndarray | None = None,
-                   wrt: list[str] | None = None) -> Gradients:
-    """d(sum(output * cotangent))/d(variable) by reverse mode in float64 NumPy, with each op's
-    vector-Jacobian product from harness/ops.py; the same contract as finite_difference_grads.
-    The absolute gradients go along in the same pass: each vjp with |g| and every product term
-    replaced by its absolute value."""
+def _reverse(program: Program, cotangent) -> tuple[dict, dict, dict]:
+    """Every variable's value, and the gradients and absolute gradients (see above) of
+    sum(output * cotangent) that reach each variable, by reverse mode in float64 NumPy."""
     values = program.evaluate()
     seed = np.broadcast_to(
         np.float64(1.0) if cotangent is None else np.asarray(cotangent, dtype=np.float64),
@@ -114,8 +111,110 @@ def analytic_grads(program: Program, cotangent: np.ndarray | None = None,
         for arg, grad, size in zip(node.args, signed, absolute):
             grads[arg] = grads[arg] + grad if arg in grads else np.asarray(grad, np.float64)
             sizes[arg] = sizes[arg] + size if arg in sizes else np.asarray(size, np.float64)
+    return values, grads, sizes
+
+
+def analytic_grads(program: Program, cotangent: np.ndarray | None = None,
+                   wrt: list[str] | None = None) -> Gradients:
+    """d(sum(output * cotangent))/d(variable) by reverse mode in float64 NumPy, with each op's
+    vector-Jacobian product from harness/ops.py; the same contract as finite_difference_grads.
+    The absolute gradients go along in the same pass: each vjp with |g| and every product term
+    replaced by its absolute value."""
+    values, grads, sizes = _reverse(program, cotangent)
     names = wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]
     magnitude = max((float(np.max(sizes[name], initial=0.0)) for name in names if name in sizes),
                     default=0.0)
     return Gradients({name: grads.get(name, np.zeros_like(values[name])) for name in names},
                      magnitude)
+
+
+@dataclass(frozen=True)
+class Jacobian:
+    """d output / d variable for each variable named, shaped output.shape + variable.shape, and
+    beside each entry its absolute gradient (the scale of a correct engine's rounding error in
+    it, as Gradients.magnitude is for a gradient)."""
+    blocks: dict[str, np.ndarray]
+    absolute: dict[str, np.ndarray]
+
+    @property
+    def magnitude(self) -> float:
+        return max((float(np.max(block, initial=0.0)) for block in self.absolute.values()),
+                   default=0.0)
+
+    def times(self, vectors: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
+        """J v = sum over the variables of block @ v (a Jacobian-vector product, output-shaped),
+        and the largest entry of |J| @ |v|, the scale of its rounding errors."""
+        def product(blocks, absolute=False):
+            return sum(np.tensordot(blocks[name], np.abs(v) if absolute else v, axes=v.ndim)
+                       for name, v in vectors.items())
+        return product(self.blocks), float(np.max(product(self.absolute, True), initial=0.0))
+
+
+def analytic_jacobian(program: Program, wrt: list[str]) -> Jacobian:
+    """The Jacobian of the program's output with respect to the variables `wrt`: row i is the
+    analytic gradient for the unit cotangent e_i (JAC-6)."""
+    shape = program.evaluate()[program.output].shape
+    size = int(np.prod(shape, dtype=int))
+    rows = [_reverse(program, np.eye(size)[i].reshape(shape)) for i in range(size)]
+    values = rows[0][0] if rows else program.evaluate()
+
+    def stacked(which: int, name: str) -> np.ndarray:
+        parts = [row[which].get(name, np.zeros_like(values[name])) for row in rows]
+        return np.stack(parts).reshape(shape + values[name].shape)
+
+    return Jacobian({name: stacked(1, name) for name in wrt},
+                    {name: stacked(2, name) for name in wrt})
+
+
+def central_difference_jacobian(function, point: np.ndarray,
+                                relative_step: float = 1e-6) -> np.ndarray:
+    """The Jacobian of `function` (array to array) at `point` by central differences, shaped
+    output.shape + point.shape, with central_differences' steps."""
+    columns = []
+    for index in np.ndindex(point.shape):
+        step = relative_step * max(1.0, abs(point[index]))
+        plus, minus = point.copy(), point.copy()
+        plus[index] += step
+        minus[index] -= step
+        columns.append((np.asarray(function(plus)) - np.asarray(function(minus))) / (2 * step))
+    stacked = np.stack(columns, axis=-1)
+    return stacked.reshape(stacked.shape[:-1] + point.shape)
+
+
+def finite_difference_hessian(program: Program, wrt: list[str]) -> dict:
+    """The Hessian of a one-element program's output by blocks: [(a, b)] = d(d out / d a)/d b,
+    shaped a.shape + b.shape, from central differences of the analytic first derivatives (each
+    block accurate to FINITE_DIFFERENCE relative to its largest entry)."""
+    blocks = {}
+    for b in wrt:
+        def gradients(values, b=b):
+            return analytic_grads(program.with_leaf_values(b, values), wrt=wrt)
+        columns = central_difference_jacobian(
+            lambda values: np.concatenate([grad.ravel() for grad in gradients(values).values()]),
+            program.leaf(b).values)
+        offset = 0
+        for a in wrt:
+            size = program.leaf(a).values.size
+            blocks[a, b] = columns[offset:offset + size].reshape(program.leaf(a).values.shape
+                                                                 + program.leaf(b).values.shape)
+            offset += size
+    return blocks
+
+
+def finite_difference_hvp(program: Program, weights: dict[str, np.ndarray],
+                          cotangent: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """d/d(leaf) of sum over the leaves a named in `weights` of <d(sum(out * cotangent))/d a,
+    weights[a]>, for each of those leaves: central differences of one scalar function of the
+    analytic first derivatives, an oracle that asks the engine nothing (accurate to
+    FINITE_DIFFERENCE). For a one-element output and no cotangent it is the Hessian-vector
+    product H w; with a cotangent v, the derivative of the vector-Jacobian product v^T J."""
+    names = list(weights)
+
+    def weighted(name):
+        def first_derivatives_dot_weights(values):
+            grads = analytic_grads(program.with_leaf_values(name, values), cotangent, wrt=names)
+            return float(sum(np.sum(grads[a] * weights[a]) for a in names))
+        return first_derivatives_dot_weights
+
+    return {name: central_differences(weighted(name), program.leaf(name).values)
+            for name in names}

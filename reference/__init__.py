@@ -9,13 +9,14 @@
 - `walk.py`     the backward walk (`hooks.py`: where hooks are kept; `node_hooks.py`: hooks on nodes)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
-- `grad_mode.py`, `creation.py`, `printing.py`, `dtypes.py`
+- `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
 - `autograd/`   backward, grad, Variable, functional.jacobian
 - `nn.py` (`module_hooks.py`: its backward hooks), `optim.py`
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
 from . import autograd, methods, nn, optim  # methods: binds the op set to Tensor
+from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
 from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
@@ -31,8 +32,12 @@ capabilities = frozenset({
     "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
-    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views",
+    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions", "anomaly",
+    "grad_layout", "grad_assignment",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
+    "integer_outputs", "saved_attributes", "tensor_repr",
+    "functional_api", "grads_batched",
+    "forward_ad",
 })
 
 

@@ -7,7 +7,7 @@ attributes it is about. What requires grad does not silently become a plain valu
 """
 import warnings
 
-from . import dtypes
+from . import dtypes, layout
 
 
 class Conversions:
@@ -36,6 +36,15 @@ class Conversions:
 
     def numel(self):
         return self._array.size
+
+    def stride(self, dim=None):
+        """The strides in elements, those of the NumPy array (layout.py)."""
+        steps = layout.strides(self._array)
+        return steps if dim is None else steps[dim]
+
+    def is_contiguous(self):
+        """Whether the elements are in row-major order (the strides of size-1 dims do not matter)."""
+        return self._array.flags.c_contiguous
 
     @property
     def device(self):

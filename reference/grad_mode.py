@@ -96,15 +96,22 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
-    """Grad disabled and results marked as inference tensors; `inference_mode(False)` undoes it (MODE-6)."""
+    """Grad disabled and results marked as inference tensors (MODE-6). `inference_mode(False)` is
+    not a no-op: like torch's, it turns inference mode off and grad mode on, even inside no_grad
+    (MODE-12). A function given as `mode` is decorated, so `@inference_mode` works bare."""
+
+    def __new__(cls, mode=True):
+        instance = super().__new__(cls)
+        if callable(mode):
+            instance.__init__()
+            return instance(mode)
+        return instance
 
     def __init__(self, mode=True):
         self._mode = bool(mode)
 
     def _target(self):
-        if self._mode:
-            return False, True
-        return (True if state.inference else state.enabled), False
+        return (False, True) if self._mode else (True, False)
 
     def _arguments(self):
         return (self._mode,)

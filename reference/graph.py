@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import grad_mode
+from . import anomaly, grad_mode, layout
 from .hooks import saved_tensor_hooks
 from .node_hooks import NodeHookMethods
 from .tensor import Tensor, make
@@ -35,6 +35,11 @@ INFERENCE_SAVE_MESSAGE = (
     "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
     "normal tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
 )
+# The version error's hint: where to look, under anomaly mode (INP-18), else how to find out.
+_HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, with "
+         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+_ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its gradient. "
+                 "The variable in question was changed in there or anywhere later. Good luck!")
 _NO_EDGE = (None, 0)
 _creation_order = itertools.count()
 _state = grad_mode.state
@@ -48,8 +53,8 @@ class Node(NodeHookMethods):
     RETAIN-3: add, sum, views... save nothing and can be backpropagated twice).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_node_hooks",
-                 "_metadata", "__weakref__")
+    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_trace",
+                 "_node_hooks", "_metadata", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
@@ -61,6 +66,7 @@ class Node(NodeHookMethods):
         self._versions = ()
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
         self._retained = None  # weak reference to the output tensor that called retain_grad()
+        self._trace = anomaly.forward_trace()  # where forward recorded it, under anomaly mode (ANOM-4)
         self._node_hooks = self._metadata = None  # node_hooks.py
 
     def name(self):
@@ -191,21 +197,25 @@ class AccumulateGrad(Node):
 def accumulate_into(tensor, grad):
     """Add a gradient into `tensor.grad` the way AccumulateGrad does.
 
-    The first gradient is stored as a new tensor of the tensor's dtype (ACC-5, BC-3), so every leaf
-    that takes part holds a .grad of its own shape and dtype (LEAF-5). Later ones are added in
-    place, keeping the object (ACC-3): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place
-    starts the next pass from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new
-    differentiable tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with
-    grad mode as the walk set it: off unless create_graph (HOOK-9).
+    The first gradient is stored as a new tensor of the tensor's dtype (BC-3), never the array that
+    arrived, which may be the caller's or another leaf's too (ACC-5), so every leaf that takes
+    part holds a .grad of its own shape and dtype (LEAF-5), laid out as layout.py says (BC-4,
+    LAYOUT-1). Later ones are added in place, keeping the object and its strides (ACC-3,
+    LAYOUT-2): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place starts the next pass
+    from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new differentiable
+    tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with grad mode as the
+    walk set it: off unless create_graph (HOOK-9).
     """
     current = tensor._grad
     if isinstance(grad, Tensor):  # create_graph=True
         if current is None:
-            tensor._grad = make(np.zeros_like(tensor._array)).copy_(grad)
+            tensor._grad = make(layout.zeros_for_grad(tensor._array)).copy_(grad)
         else:
             tensor._grad = current + grad
     elif current is None:
-        tensor._grad = make(np.array(grad, dtype=tensor._array.dtype))
+        first = layout.zeros_for_grad(tensor._array)
+        first[...] = grad
+        tensor._grad = make(first)
     else:
         current._array += grad
         current._bump_version()
@@ -258,7 +268,8 @@ def edge(x):
 
 
 def _modified_message(tensor, expected, node):
-    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7)."""
+    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7); its hint
+    depends on anomaly mode as backward runs (INP-18)."""
     shape = list(tensor.shape)
     producer = node if node.produced(tensor) else tensor.grad_fn
     described = f"[torch.{tensor.dtype.tensor_type} {shape}]"
@@ -267,8 +278,7 @@ def _modified_message(tensor, expected, node):
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {described} is at version {tensor._version}; expected version {expected} "
-        "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
-        "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        f"instead. Hint: {_ANOMALY_HINT if anomaly.state.enabled else _HINT}"
     )
 
 

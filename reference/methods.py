@@ -78,6 +78,7 @@ _METHODS = {
     "pow": ops.pow, "square": lambda self: ops.pow(self, 2), "matmul": ops.matmul, "mm": ops.matmul,
     "exp": ops.exp, "log": ops.log, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
     "sqrt": ops.sqrt, "abs": ops.abs, "sgn": ops.sgn, "sum": ops.sum, "mean": ops.mean,
+    "argmax": ops.argmax,
     "reshape": _reshape, "view": _view, "flatten": ops.flatten,
     "unsqueeze": ops.unsqueeze, "squeeze": ops.squeeze, "select": ops.select, "narrow": ops.narrow, "expand": _expand, "transpose": ops.transpose, "t": ops.t,
     "T": property(ops.permute_reversed), "clone": ops.clone, "contiguous": ops.contiguous, "cpu": _itself,

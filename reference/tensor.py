@@ -46,7 +46,7 @@ class Tensor(Conversions, TensorHooks):
 
     __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
                  "_view", "_inference", "_retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator",
-                 "__weakref__")
+                 "__weakref__", "_tangent")  # (dual level, tangent) in forward-mode AD: see dual.py
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -148,7 +148,10 @@ class Tensor(Conversions, TensorHooks):
 
     @grad.setter
     def grad(self, value):
-        """Assigning `.grad` checks shape and dtype (ACC-12); None resets it (ACC-8)."""
+        """Assigning `.grad` checks shape and dtype and refuses the tensor itself (ACC-12); None resets
+        it (ACC-8). The tensor is kept as it is, strides too (LAYOUT-2)."""
+        if value is self:
+            raise RuntimeError("can't assign Variable as its own grad")
         if value is not None:
             if value.shape != self.shape:
                 raise RuntimeError(
@@ -198,7 +201,7 @@ class Tensor(Conversions, TensorHooks):
     def detach(self):
         """A no-grad leaf sharing storage and version counter (DET-1, DET-3): no gradient flows
         through it (DET-2), and `.requires_grad_()` makes it a new leaf that gradients reach and do
-        not pass (REQ-7)."""
+        not pass (REQ-7). It has no tangent either (FWD-8)."""
         alias = make(self._array)
         alias._counter = self._shared_counter()
         return alias
@@ -214,6 +217,7 @@ class Tensor(Conversions, TensorHooks):
                 "refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self.grad_fn = None
         self._requires_grad = False
+        self._tangent = None  # and a no-tangent one in forward mode (FWD-8)
         return self
 
     # ----- copying ---------------------------------------------------------------------------
@@ -248,6 +252,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._retains_grad = False
     t._hooks = t._post_accumulate_hooks = None
     t._accumulator = None
+    t._tangent = None
     return t
 
 

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from . import grad_mode, node_hooks
+from . import anomaly, grad_mode, node_hooks
 from .tensor import Tensor, make
 
 _NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
@@ -90,7 +90,9 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
     `keep_graph` (RETAIN-1); keeping them lets a further backward give the same gradient (RETAIN-4).
     Grad mode during the walk is `create_graph` (HO-2), whatever the caller's: backward inside
-    no_grad on a graph built before it computes the usual gradients (MODE-8).
+    no_grad on a graph built before it computes the usual gradients (MODE-8). Under anomaly mode a
+    node's NaN gradient raises, and a node that fails is reported with its forward traceback
+    (anomaly.py).
     """
     pending = {}
     for (node, index), grad in zip(roots, grads):
@@ -115,6 +117,8 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
                     targets[node](grad)
                 if needed is None or node in needed:
                     outputs = _call(node, grad)
+                    if anomaly.state.enabled and anomaly.state.check_nan:
+                        anomaly.check_outputs(node, outputs)
                     if not keep_graph and node._saved:
                         node._saved = None  # release the saved values (RETAIN-1)
             for (child, index), child_grad in zip(node.next_functions, outputs or _NOTHING_ARRIVED):
@@ -126,6 +130,10 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
                 dependents[child] = left
                 if not left:
                     heapq.heappush(ready, (child._sequence, id(child), child))
+    except Exception:
+        if anomaly.state.enabled:
+            anomaly.report_failure(node)
+        raise
     finally:
         _passes.pop()
         grad_mode.state.enabled = previous

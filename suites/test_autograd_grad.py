@@ -8,12 +8,13 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, central_differences,
-                                                  analytic_grads)
+from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
+                                                  finite_difference_hvp)
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
-                                                     recorded_nodes, values)
+                                                     recorded_intermediates, recorded_nodes,
+                                                     shapes, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -242,15 +243,6 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
 
 # -- higher order ------------------------------------------------------------------------------
 
-def _hvp_by_finite_differences(program, leaf_name, weights):
-    """sum_i w_i d g_i / d x_j: central differences of the analytic first derivatives g, an
-    oracle that asks the engine nothing (accurate to FINITE_DIFFERENCE, harness/oracles.py)."""
-    def weighted_first_derivative(values):
-        moved = program.with_leaf_values(leaf_name, values)
-        return float(np.sum(analytic_grads(moved, wrt=[leaf_name])[leaf_name] * weights))
-    return central_differences(weighted_first_derivative, program.leaf(leaf_name).values)
-
-
 def _second_order_case(engine, data):
     """A float64 program, mostly of ops with curvature (a linear program's second derivative is
     zero, which a create_graph that is ignored would also give), or with kinks (abs, relu: their
@@ -268,7 +260,7 @@ def _check_second_derivatives(script, program, name, weights):
     analytic first derivative, and d(sum(g * w))/dx equals the finite differences of the first
     derivatives (a Hessian-vector product). A gradient that does not require grad must be a
     constant (zero second derivative)."""
-    expected = _hvp_by_finite_differences(program, name, weights)
+    expected = finite_difference_hvp(program, {name: weights})[name]
     script.run(f"w = torch.tensor({literal(weights)}, dtype=torch.float64)")
     # The first derivative itself, computed through the recorded (differentiable) formulas.
     first = analytic_grads(program, wrt=[name])
@@ -415,7 +407,7 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     """After backward(create_graph=True) the leaf's .grad is differentiable: backward from
     sum(x.grad * w), into a cleared x.grad, gives the Hessian-vector product."""
     program, name, weights = _second_order_case(engine, data)
-    expected = _hvp_by_finite_differences(program, name, weights)
+    expected = finite_difference_hvp(program, {name: weights})[name]
     script = Script(engine)
     script.build(program)
     script.run("out.backward(create_graph=True)", f"g = {name}.grad")
@@ -430,3 +422,165 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
     script.check_close("hvp", expected, dtype="float64",
                        oracle="finite differences of first derivatives",
                        tolerance=FINITE_DIFFERENCE)
+
+
+# -- several outputs, refusals, what backward returns (GRAD-9, GRAD-10, MISC-5, MISC-6) ---------
+
+@behaviour("GRAD-9")
+@needs("autograd_grad")
+@given(data=st.data())
+def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
+    """autograd.grad([out, h], inputs, grad_outputs=[v, u]), h an intermediate, returns for each
+    input the sum of the two vector-Jacobian products v^T J_out + u^T J_h."""
+    program = data.draw(programs(engine, output="any", candidates=recorded_intermediates),
+                        label="program")
+    second = data.draw(st.sampled_from(recorded_intermediates(program)), label="second output")
+    values_ = program.evaluate()
+    v = data.draw(cotangents(values_[program.output].shape, program.dtype), label="v")
+    u = data.draw(cotangents(values_[second].shape, program.dtype), label="u")
+    leaves = program.grad_leaves()
+    names = [leaf.name for leaf in leaves]
+    first = analytic_grads(program, v)
+    other = analytic_grads(Program(program.dtype, program.leaves, program.nodes, second), u,
+                           wrt=names)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
+               f"u = torch.tensor({literal(u)}, dtype=torch.{program.dtype})",
+               f"grads = torch.autograd.grad([out, {second}], {_names(leaves)}, "
+               "grad_outputs=[v, u])")
+    for index, name in enumerate(names):
+        script.check_close(f"grads[{index}]", first[name] + other[name], dtype=program.dtype,
+                           oracle=f"analytic v^T J_out + u^T J_{second}",
+                           magnitude=first.magnitude + other.magnitude)
+
+
+@behaviour("GRAD-10")
+@needs("autograd_grad", "messages")
+@given(data=st.data())
+def test_unused_input_message(engine, data):
+    """An input the output does not depend on, at a drawn position among the inputs, is named by
+    its index in torch's text, which tells the user about allow_unused."""
+    program = data.draw(programs(engine), label="program")
+    names = [leaf.name for leaf in program.grad_leaves()]
+    index = data.draw(st.integers(0, len(names)), label="position of the unused input")
+    names.insert(index, "unused")
+    script = Script(engine)
+    script.build(program)
+    script.run("unused = torch.ones(2, requires_grad=True)")
+    script.raises(f"torch.autograd.grad(out, [{', '.join(names)}])",
+                  f"The differentiated Tensor at index {index} appears to not have been used in "
+                  "the graph. Set allow_unused=True if this is the desired behavior.")
+
+
+@behaviour("MISC-5")
+@needs("backward_inputs")
+@given(data=st.data(), inputs=st.sampled_from(["an empty list", "a leaf without grad"]))
+def test_backward_inputs_refuses_nothing_and_constants(engine, data, inputs):
+    """backward(inputs=[]) raises RuntimeError, and so does backward(inputs=[c]) for a leaf c of
+    the graph that does not require grad."""
+    program = data.draw(programs(engine, requires_grad="mixed"), label="program")
+    plain = [leaf.name for leaf in program.leaves if not leaf.requires_grad
+             and leaf.name in program.ancestors()]
+    script = Script(engine)
+    script.build(program)
+    if inputs == "an empty list":
+        script.raises("out.backward(inputs=[])")
+    else:
+        name = data.draw(st.sampled_from(plain), label="leaf without grad")
+        script.raises(f"out.backward(inputs=[{name}])")
+
+
+@behaviour("MISC-6")
+@pytest.mark.parametrize("call", [
+    "out.backward()",
+    pytest.param("torch.autograd.backward([out])", marks=needs("autograd_backward"))])
+@given(data=st.data())
+def test_backward_returns_none(engine, call, data):
+    """Tensor.backward() and autograd.backward() return None; the gradients are in .grad."""
+    program = data.draw(programs(engine), label="program")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"returned = {call}")
+    script.check("returned is None", f"{call} returned {{returned!r}}")
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.grad is not None", f"{call} filled no .grad of {leaf.name}")
+
+
+# -- chains of derivatives (HO-4, HO-5) -----------------------------------------------------------
+
+def _tanh_derivatives(x):
+    t = np.tanh(x)
+    return 1 - t ** 2, -2 * t * (1 - t ** 2), (1 - t ** 2) * (6 * t ** 2 - 2)
+
+
+def _sigmoid_derivatives(x):
+    s = 1 / (1 + np.exp(-x))
+    first = s * (1 - s)
+    return first, first * (1 - 2 * s), first * (1 - 6 * s + 6 * s ** 2)
+
+
+# HO-4's functions: the expression of x, its first three derivatives, and where x is drawn.
+DERIVATIVES = {
+    "x ** 3": (lambda x: (3 * x ** 2, 6 * x, np.full_like(x, 6.0)), "any"),
+    "x ** 4": (lambda x: (4 * x ** 3, 12 * x ** 2, 24 * x), "any"),
+    "torch.exp(x)": (lambda x: (np.exp(x),) * 3, "any"),
+    "torch.tanh(x)": (_tanh_derivatives, "any"),
+    "torch.sigmoid(x)": (_sigmoid_derivatives, "any"),
+    "torch.log(x)": (lambda x: (1 / x, -1 / x ** 2, 2 / x ** 3), "positive"),
+}
+
+
+@behaviour("HO-4")
+@needs("autograd_grad", "higher_order", "float64")
+@given(shape=shapes(), data=st.data(), function=st.sampled_from(sorted(DERIVATIVES)))
+def test_repeated_create_graph_gives_successive_derivatives(engine, shape, data, function):
+    """For an elementwise f, d1 = grad(f(x).sum(), x, create_graph=True), d2 = grad(d1.sum(), x,
+    create_graph=True) and d3 = grad(d2.sum(), x) are f', f'' and f''' at x, in float64."""
+    derivatives, domain = DERIVATIVES[function]
+    x = data.draw(values(shape, "float64"), label="x")
+    if domain == "positive":
+        x = np.abs(x) + 0.5     # away from log's pole
+    expected = derivatives(x)
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.float64, requires_grad=True)",
+               f"d1, = torch.autograd.grad(({function}).sum(), x, create_graph=True)",
+               "d2, = torch.autograd.grad(d1.sum(), x, create_graph=True)",
+               "d3, = torch.autograd.grad(d2.sum(), x)")
+    for order, derivative in enumerate(expected, start=1):
+        script.check_close(f"d{order}", derivative, dtype="float64",
+                           oracle=f"closed form of derivative {order} of {function}")
+
+
+# HO-5's functions linear in x, with constants c (away from 0) and d, and their gradient.
+LINEAR = {"(x * c).sum()": lambda c, n: c, "(c * x + d).sum()": lambda c, n: c,
+          "((x - d) / c).sum()": lambda c, n: 1 / c, "(x * c).mean()": lambda c, n: c / n,
+          "x.sum() * 2.0": lambda c, n: np.full_like(c, 2.0)}
+
+
+@behaviour("HO-5")
+@needs("autograd_grad", "higher_order")
+@given(shape=shapes(), data=st.data(), function=st.sampled_from(sorted(LINEAR)))
+def test_a_constant_gradient_is_not_differentiable(engine, shape, data, function):
+    """For f linear in x with constant coefficients, g = grad(f, x, create_graph=True) depends on
+    nothing that requires grad: it has the right values but does not require grad, and
+    grad(g.sum(), x) raises RuntimeError. With a coefficient w that requires grad instead, the
+    gradient w does require grad."""
+    c = data.draw(values(shape, "float32"), label="c")
+    c = np.where(c < 0, c - 0.5, c + 0.5)       # away from 0, for 1 / c
+    d = data.draw(values(shape, "float32"), label="d")
+    x = data.draw(values(shape, "float32"), label="x")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               f"c = {tensor_literal(c, 'float32')}", f"d = {tensor_literal(d, 'float32')}",
+               f"g, = torch.autograd.grad({function}, x, create_graph=True)")
+    script.check_close("g", LINEAR[function](c, max(c.size, 1)), dtype="float32",
+                       oracle=f"the constant gradient of {function}")
+    script.check("not g.requires_grad and g.grad_fn is None",
+                 f"the gradient of {function} is a constant but requires grad "
+                 "(grad_fn={g.grad_fn})")
+    script.raises("torch.autograd.grad(g.sum(), x)")
+    script.run("w = c.clone().requires_grad_()",
+               "g_w, = torch.autograd.grad((x * w).sum(), x, create_graph=True)")
+    script.check("g_w.requires_grad", "the gradient w of sum(x * w) does not require grad, "
+                                      "although w does")

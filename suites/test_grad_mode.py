@@ -9,8 +9,8 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads)
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output,
+from autograd_conformance.harness.script import Script, literal, tensor_literal
+from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output, cotangents,
                                                      programs, recorded_intermediates, values)
 
 behaviour = pytest.mark.behaviour
@@ -180,25 +180,52 @@ def test_leaving_a_block_restores_the_enclosing_mode(engine, data):
     script.check("torch.is_grad_enabled()", "grad mode is not restored after the blocks")
 
 
+def _check_decorated(engine, decorator, flag, outer):
+    """`decorator` (script source, e.g. `@torch.no_grad`) sets the mode `flag` for the whole call of
+    the function it decorates, whatever the caller's mode `outer`; neither decorating nor calling
+    changes the caller's mode."""
+    __tracebackhide__ = True
+    manager, outer_flag = _mode(outer)
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               *_under(manager, [decorator,
+                                 "def double(t):",
+                                 "    return t * 2, torch.is_grad_enabled()",
+                                 "after_decorating = torch.is_grad_enabled()",
+                                 "result, inside = double(x)",
+                                 "after_call = torch.is_grad_enabled()"]))
+    script.check(f"after_decorating == {outer_flag}", f"{decorator} changed the mode of {outer}")
+    script.check(f"after_call == {outer_flag}", f"{decorator} leaked its mode into {outer}")
+    script.check(f"inside == {flag}", f"is_grad_enabled() inside {decorator} is {{inside}}")
+    script.check(f"result.requires_grad == {flag}",
+                 f"{decorator}: result requires_grad={{result.requires_grad}}")
+
+
 @behaviour("MODE-4")
 @needs("grad_mode")
 @given(decorator=st.sampled_from(["no_grad", "enable_grad"]), outer=st.sampled_from(MODES))
 def test_grad_modes_as_decorators(engine, decorator, outer):
     """@no_grad() and @enable_grad() set the mode for the whole call of the decorated function,
     whatever the caller's mode, and the caller's mode is restored afterwards."""
-    flag = decorator == "enable_grad"
-    manager, outer_flag = _mode(outer)
-    script = Script(engine)
-    script.run(f"@torch.{decorator}()",
-               "def double(t):",
-               "    return t * 2, torch.is_grad_enabled()",
-               "x = torch.tensor([1.0, 2.0], requires_grad=True)",
-               *_under(manager, ["result, inside = double(x)",
-                                 "after_call = torch.is_grad_enabled()"]))
-    script.check(f"after_call == {outer_flag}", f"@{decorator} leaked its mode into {outer}")
-    script.check(f"inside == {flag}", f"is_grad_enabled() inside @{decorator} is {{inside}}")
-    script.check(f"result.requires_grad == {flag}",
-                 f"@{decorator}: result requires_grad={{result.requires_grad}}")
+    _check_decorated(engine, f"@torch.{decorator}()", decorator == "enable_grad", outer)
+
+
+@behaviour("MODE-10")
+@needs("grad_mode")
+@given(decorator=st.sampled_from(["no_grad", "enable_grad"]), outer=st.sampled_from(MODES))
+def test_grad_mode_decorators_without_parentheses(engine, decorator, outer):
+    """@no_grad and @enable_grad, without parentheses, work as they do with them."""
+    _check_decorated(engine, f"@torch.{decorator}", decorator == "enable_grad", outer)
+
+
+@behaviour("MODE-11")
+@needs("grad_mode")
+@given(flag=st.booleans(), outer=st.sampled_from(MODES))
+def test_set_grad_enabled_as_a_decorator(engine, flag, outer):
+    """@set_grad_enabled(flag) sets the mode for the calls of the decorated function only: although
+    set_grad_enabled(flag) called as a function switches the mode at once (MODE-5), decorating
+    with it leaves the caller's mode as it was."""
+    _check_decorated(engine, f"@torch.set_grad_enabled({flag})", flag, outer)
 
 
 @behaviour("MODE-5")
@@ -245,6 +272,98 @@ def test_inference_mode_results(engine, data):
                      f"{node.name} = {node.op}(...) under inference_mode is recorded")
         script.check(f"{node.name}.is_inference()",
                      f"{node.name} under inference_mode is not an inference tensor")
+
+
+# MODE-7: the uses of an inference tensor `y` that are refused outside inference_mode.
+INFERENCE_REFUSALS = {
+    "saved for backward (out * y)": "out * y",
+    "saved for backward (y * out)": "y * out",
+    "add_": "y.add_(1.0)",
+    "mul_": "y.mul_(2.0)",
+    "zero_": "y.zero_()",
+    "requires_grad_()": "y.requires_grad_()",
+    "requires_grad = True": "y.requires_grad = True",
+}
+
+
+@behaviour("MODE-7")
+@needs("inference_mode", "inplace")
+@given(data=st.data(), use=st.sampled_from(sorted(INFERENCE_REFUSALS)))
+def test_inference_tensors_are_refused_where_autograd_would_track_them(engine, data, use):
+    """Outside inference_mode, an inference tensor y cannot be saved for backward by a recorded op
+    (out * y), modified in place, or made to require grad: each raises RuntimeError. An op that
+    saves nothing of it may use it (out + y is recorded and differentiated), and inside
+    inference_mode again it may be modified in place."""
+    program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    y = data.draw(values(shape, dtype), label="y")
+    v = data.draw(cotangents(shape, dtype), label="gradient")
+    script = Script(engine)
+    script.build(program)
+    script.run(*_under("torch.inference_mode()", [f"y = {tensor_literal(y, dtype)}"]))
+    script.check("y.is_inference()", "a tensor made under inference_mode is not an inference tensor")
+    script.raises(INFERENCE_REFUSALS[use])
+    script.run(*_under("torch.inference_mode()", ["y.mul_(2.0)"]))
+    script.run("z = out + y", f"z.backward({tensor_literal(v, dtype)})")
+    assert_leaf_grads(script, program, analytic_grads(program, v),
+                      oracle="analytic (out + y saves nothing of y)")
+
+
+INFERENCE_OFF = ("torch.inference_mode(False)", "torch.inference_mode(mode=False)")
+# The blocks MODE-12's tests run in, and (recorded, inference tensor) for an op on x there.
+ENCLOSING = {"": (True, False), "torch.inference_mode()": (False, True),
+             "torch.no_grad()": (False, False)}
+INFERENCE_DECORATORS = {"@torch.inference_mode": True, "@torch.inference_mode()": True,
+                        "@torch.inference_mode(mode=True)": True,
+                        "@torch.inference_mode(False)": False,
+                        "@torch.inference_mode(mode=False)": False}
+
+
+def _within(manager, lines):
+    """`lines` inside `with <manager>:`, or as they are for no manager."""
+    return _under(manager, lines) if manager else list(lines)
+
+
+def _check_op_result(script, name, recorded, inference, where):
+    """The script's `name`, x * 2 computed `where`, is recorded (requires grad) and an inference
+    tensor as expected."""
+    __tracebackhide__ = True
+    script.check(f"{name}.requires_grad == {recorded}",
+                 f"x * 2 {where}: requires_grad={{{name}.requires_grad}}, expected {recorded}")
+    script.check(f"{name}.is_inference() == {inference}",
+                 f"x * 2 {where}: is_inference()={{{name}.is_inference()}}, expected {inference}")
+
+
+@behaviour("MODE-12")
+@needs("inference_mode")
+@given(outer=st.sampled_from(sorted(ENCLOSING)), off=st.sampled_from(INFERENCE_OFF))
+def test_inference_mode_false_turns_grad_mode_on(engine, outer, off):
+    """inference_mode(False) turns inference mode off and grad mode on, wherever it is entered
+    (inside inference_mode, inside no_grad, at top level): x * 2 is recorded and is a normal
+    tensor; leaving it restores the enclosing block's mode."""
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               *_within(outer, [*_under(off, ["inside = x * 2"]), "after = x * 2"]))
+    where = f"inside {off}" + (f" within {outer}" if outer else "")
+    _check_op_result(script, "inside", True, False, where)
+    _check_op_result(script, "after", *ENCLOSING[outer], f"after leaving {where}")
+
+
+@behaviour("MODE-12")
+@needs("inference_mode")
+@given(decorator=st.sampled_from(sorted(INFERENCE_DECORATORS)),
+       outer=st.sampled_from(sorted(ENCLOSING)))
+def test_inference_mode_as_a_decorator(engine, decorator, outer):
+    """inference_mode decorates a function with or without parentheses, and with mode=False: the
+    calls run in that mode whatever the caller's, and the caller's mode is restored after."""
+    on = INFERENCE_DECORATORS[decorator]
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               *_within(outer, [decorator, "def double(t):", "    return t * 2",
+                                "result = double(x)", "after = x * 2"]))
+    where = f"in a function decorated {decorator}" + (f", called within {outer}" if outer else "")
+    _check_op_result(script, "result", not on, on, where)
+    _check_op_result(script, "after", *ENCLOSING[outer], f"after calling it within {outer or 'no block'}")
 
 
 @behaviour("MODE-8")

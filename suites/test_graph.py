@@ -140,3 +140,75 @@ def test_index_assignment_records_copy_slices(engine):
                  "requires_grad={n.requires_grad}")
     script.check("type(n.grad_fn).__name__ == 'CopySlices'",
                  "n.grad_fn is {type(n.grad_fn).__name__}, torch's is CopySlices")
+
+
+# What each op's node saves as a tensor, as torch names it (`_saved_<name>`): one of the op's
+# inputs, or its result. The op set's other ops save no tensor (sizes and numbers at most).
+SAVED_TENSORS = {
+    "mul": {"self": "x0", "other": "x1"}, "div": {"self": "x0", "other": "x1"},
+    "pow": {"self": "x0"}, "rpow": {"exponent": "x0", "result": "v2"},
+    "pow_tensor": {"self": "x0", "exponent": "x1", "result": "v2"},
+    "matmul": {"self": "x0", "mat2": "x1"}, "mv": {"self": "x0", "vec": "x1"},
+    "dot": {"self": "x0", "tensor": "x1"}, "log": {"self": "x0"}, "abs": {"self": "x0"},
+    "exp": {"result": "v2"}, "tanh": {"result": "v2"}, "sigmoid": {"result": "v2"},
+    "relu": {"result": "v2"}, "sqrt": {"result": "v2"},
+}
+
+
+@behaviour("GFN-5")
+@needs("saved_attributes")
+@given(data=st.data(), op=st.sampled_from(sorted(SAVED_TENSORS)))
+def test_saved_tensors_are_visible_on_the_node(engine, data, op):
+    """An op's node shows each tensor it saved as grad_fn._saved_<name>: a saved input is that
+    input itself, a saved result holds the output's values; once backward freed the graph,
+    reading one raises RuntimeError."""
+    program = data.draw(op_applications(engine, op), label="program")
+    saved = SAVED_TENSORS[op]
+    script = Script(engine)
+    script.build(program)
+    for name, tensor in saved.items():
+        attribute = f"v2.grad_fn._saved_{name}"
+        if tensor == "v2":
+            script.check(f"({attribute}.shape == v2.shape "
+                         f"and (to_numpy({attribute}) == to_numpy(v2)).all())",
+                         f"{attribute} is {{{attribute}}}, not the result {{v2}}")
+        else:
+            script.check(f"{attribute} is {tensor}",
+                         f"{attribute} is {{{attribute}!r}}, not the input {tensor} itself")
+    script.run("out.sum().backward()")
+    for name in saved:
+        script.raises(f"v2.grad_fn._saved_{name}")
+
+
+@behaviour("GFN-8")
+@needs("tensor_repr")
+@given(data=st.data())
+def test_repr_shows_requires_grad_or_grad_fn(engine, data):
+    """repr(t), whitespace aside (torch wraps long lines), ends with 'requires_grad=True)' for a
+    leaf that requires grad, with 'grad_fn=<Name>)' (its grad_fn's class name) for a non-leaf,
+    and names neither for a tensor that does not require grad, its detach() included."""
+    program = data.draw(programs(engine, output="any", requires_grad="mixed"), label="program")
+    script = Script(engine)
+    script.build(program)
+    leaves = [leaf.name for leaf in program.leaves]
+    for name in leaves + [node.name for node in program.nodes]:
+        shown = f"' '.join(repr({name}).split())"
+        if program.requires_grad(name):
+            suffix = ("', requires_grad=True)'" if name in leaves
+                      else f"f', grad_fn=<{{type({name}.grad_fn).__name__}}>)'")
+            script.check(f"{shown}.endswith({suffix})", f"repr({name}) is {{{shown}}}")
+            shown = f"repr({name}.detach())"
+        script.check(f"'requires_grad' not in {shown} and 'grad_fn' not in {shown}",
+                     f"{shown} of a tensor that does not require grad is {{{shown}}}")
+
+
+@behaviour("GFN-8")
+@needs("tensor_repr", "nn")
+@given(requires_grad=st.booleans())
+def test_parameter_repr(engine, requires_grad):
+    """A Parameter's repr is 'Parameter containing:' and its tensor's repr on the next line."""
+    script = Script(engine)
+    script.run(f"p = torch.nn.Parameter(torch.ones(2), requires_grad={requires_grad})")
+    script.check("repr(p).startswith('Parameter containing:\\n')", "repr(p) is {repr(p)!r}")
+    suffix = ", requires_grad=True)" if requires_grad else "])"
+    script.check(f"repr(p).endswith({suffix!r})", "repr(p) is {repr(p)!r}")

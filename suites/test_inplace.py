@@ -354,3 +354,80 @@ def test_a_saved_result_is_checked_in_the_graph_of_its_gradient(engine, shape, d
                "g, = torch.autograd.grad(y, x, grad_outputs=v, create_graph=True)",
                "y.add_(1.0)")
     script.raises("torch.autograd.grad(g.sum(), v)")
+
+
+VALUE_CHANGES = ("add_(1.0)", "mul_(2.0)", "zero_()")   # in-place ops on y that any y allows
+
+
+@behaviour("INP-7")
+@needs("inplace", "messages")
+@given(data=st.data(), before=st.integers(0, 2), after=st.integers(1, 3))
+def test_version_counter_message_gives_both_versions(engine, data, before, after):
+    """y changed in place `before` times, then saved by z = y * y, then changed `after` more
+    times: backward says 'is at version {before + after}; expected version {before} instead'."""
+    program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    changes = data.draw(st.lists(st.sampled_from(VALUE_CHANGES), min_size=before + after,
+                                 max_size=before + after), label="in-place ops")
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0", *(f"y.{change}" for change in changes[:before]),
+               "z = y * y  # saves y", *(f"y.{change}" for change in changes[before:]))
+    script.raises("z.sum().backward()", f"is at version {before + after}; expected version "
+                                        f"{before} instead")
+
+
+# INP-8's expressions of the leaves x and w whose node saves x (a product saves each operand
+# for the other's gradient: x * w saves x because w requires grad).
+SAVING_X = ("x * w", "w * x", "x * x", "x ** 2")
+
+
+@behaviour("INP-8")
+@needs("inplace")
+@given(shape=shapes(), data=st.data(), saving=st.sampled_from(SAVING_X),
+       change=st.sampled_from(VALUE_CHANGES))
+def test_in_place_under_no_grad_on_a_saved_leaf_makes_backward_raise(engine, shape, data,
+                                                                     saving, change):
+    """A leaf x that requires grad, saved by the node of z = sum(x * w) (or x * x, x ** 2, w
+    requiring grad too), may be changed in place under no_grad, but that still moves its
+    version: backward raises."""
+    x = data.draw(values(shape, "float32"), label="x")
+    w = data.draw(values(shape, "float32"), label="w")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               f"w = {tensor_literal(w, 'float32', requires_grad=True)}", f"z = ({saving}).sum()",
+               "version = x._version", "with torch.no_grad():", f"    x.{change}")
+    script.check("x._version > version", f"x.{change} under no_grad left x._version at "
+                                         "{x._version}")
+    script.raises("z.backward()")
+
+
+# INP-15's values that do not require grad, assigned into a slot of out's shape.
+CONSTANT_VALUES = {"a Python number": "2.5", "a detached result": "out.detach() * 2.0",
+                   "a plain tensor": "c"}
+
+
+@behaviour("INP-15")
+@needs("inplace")
+@given(data=st.data(), value=st.sampled_from(sorted(CONSTANT_VALUES)), rows=st.integers(1, 3))
+def test_assigning_a_constant_into_a_plain_tensor_is_not_recorded(engine, data, value, rows):
+    """n = zeros(rows, *out.shape); n[i] = v, with v a number, a detached result or a plain
+    tensor: nothing that requires grad reaches n, so it stays a leaf without grad_fn that does
+    not require grad, and holds v in row i."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    row = data.draw(st.integers(0, rows - 1), label="row")
+    c = data.draw(values(shape, dtype), label="c")
+    written = {"a Python number": np.full(shape, 2.5),
+               "a detached result": program.evaluate()[program.output] * 2.0,
+               "a plain tensor": c}[value]
+    expected = np.zeros((rows,) + shape)
+    expected[row] = written
+    script = Script(engine)
+    script.build(program)
+    script.run(f"c = {tensor_literal(c, dtype)}",
+               f"n = torch.zeros({_sizes((rows,) + shape)}, dtype=torch.{dtype})",
+               f"n[{row}] = {CONSTANT_VALUES[value]}")
+    script.check("n.is_leaf and n.grad_fn is None and not n.requires_grad",
+                 f"n[{row}] = {value} made n is_leaf={{n.is_leaf}}, grad_fn={{n.grad_fn}}, "
+                 "requires_grad={n.requires_grad}")
+    script.check_close("n", expected, dtype=dtype, oracle=f"zeros with row {row} written")

@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
-from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
                                                      recorded_intermediates, unit_vectors)
 
@@ -57,16 +57,21 @@ def test_autograd_backward_takes_none_for_a_one_element_output(engine, data):
                                                 "torch.autograd.backward([{}], [None])")
 
 
-@behaviour("JAC-5")
-@given(data=st.data())
-def test_backward_with_gradient_is_the_vjp(engine, data):
-    program = data.draw(programs(engine, output="vector"), label="program")
+def _check_backward_with_a_gradient(engine, data, output):
+    """backward(v) on a program's output (`output`: "vector" or "scalar") gives v^T J."""
+    program = data.draw(programs(engine, output=output), label="program")
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
     script = Script(engine)
     script.build(program)
     script.run(f"out.backward({_tensor(program, v)})")
     assert_leaf_grads(script, program, analytic_grads(program, v),
                       oracle="analytic v^T J")
+
+
+@behaviour("JAC-5")
+@given(data=st.data())
+def test_backward_with_gradient_is_the_vjp(engine, data):
+    _check_backward_with_a_gradient(engine, data, "vector")
 
 
 @behaviour("JAC-5")
@@ -98,6 +103,13 @@ def test_vjp_is_linear_in_the_gradient(engine, data):
             dtype=program.dtype, oracle=f"linearity ({a} u + {b} v)", magnitude=magnitude)
 
 
+def _vjp_of_a_sum(program, u, v) -> Gradients:
+    """(u + v)^T J, with the rounding scale of u and v pulled back separately: an engine may do
+    so, and their rounding errors add up."""
+    return Gradients(analytic_grads(program, u + v), analytic_grads(program, u).magnitude
+                     + analytic_grads(program, v).magnitude)
+
+
 @behaviour("JAC-5")
 @needs("autograd_backward")
 @given(data=st.data())
@@ -111,10 +123,8 @@ def test_an_output_listed_twice_gets_both_gradients(engine, data):
     script.build(program)
     script.run(f"torch.autograd.backward([out, out], [{_tensor(program, u)}, "
                f"{_tensor(program, v)}])")
-    # The engine may pull u and v back separately: their rounding errors add up.
-    expected = Gradients(analytic_grads(program, u + v), analytic_grads(program, u).magnitude
-                         + analytic_grads(program, v).magnitude)
-    assert_leaf_grads(script, program, expected, oracle="analytic (u + v)^T J")
+    assert_leaf_grads(script, program, _vjp_of_a_sum(program, u, v),
+                      oracle="analytic (u + v)^T J")
 
 
 @behaviour("JAC-5")
@@ -307,3 +317,178 @@ def test_gradient_of_the_wrong_shape_raises(engine, data):
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is None",
                      f"{leaf.name}.grad was filled by a backward that raised")
+
+
+@behaviour("JAC-7")
+@given(data=st.data())
+def test_jacobian_rows_accumulate_without_zeroing(engine, data):
+    """Without zeroing between them, backward(e_i, retain_graph=True) then backward(e_j) leave
+    row i + row j of the Jacobian in .grad: that is why the rows need zeroing between passes."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    units = unit_vectors(program.output_shape())
+    first, second = (data.draw(st.sampled_from(range(len(units))), label=label)
+                     for label in ("first row", "second row"))
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.backward({_tensor(program, units[first])}, retain_graph=True)",
+               f"out.backward({_tensor(program, units[second])})")
+    assert_leaf_grads(script, program, _vjp_of_a_sum(program, units[first], units[second]),
+                      oracle=f"row {first} + row {second}")
+
+
+@behaviour("JAC-7")
+def test_seed_rows_without_zeroing_add_up(engine):
+    """Seed 000 without its x.grad.data.zero_(): loss = x @ y with x = [[1, 2]],
+    y = [[3, 4], [5, 6]]; backward([[1, 0]]) gives [[3, 5]], then backward([[0, 1]]) adds
+    [[4, 6]]: x.grad is [[7, 11]]."""
+    script = Script(engine)
+    script.run("x = torch.tensor([[1.0, 2.0]], requires_grad=True)",
+               "y = torch.tensor([[3.0, 4.0], [5.0, 6.0]])", "loss = x @ y",
+               "loss.backward(torch.tensor([[1.0, 0.0]]), retain_graph=True)",
+               "loss.backward(torch.tensor([[0.0, 1.0]]))")
+    script.check("x.grad is not None and [x.grad[0, 0].item(), x.grad[0, 1].item()] == [7.0, 11.0]",
+                 "x.grad after both rows without zeroing is {x.grad}, expected [[7.0, 11.0]]")
+
+
+@behaviour("JAC-12")
+@given(data=st.data())
+def test_an_integer_gradient_is_cast_to_the_outputs_dtype(engine, data):
+    """backward(v) with an int64 gradient (torch.tensor of Python ints) works: v is cast to the
+    output's float dtype (out's retained .grad has out's dtype) and the leaves get v^T J."""
+    program = data.draw(programs(engine, output="vector", candidates=computed_output),
+                        label="program")
+    shape = program.output_shape()
+    v = np.array(data.draw(st.lists(st.integers(-3, 3), min_size=int(np.prod(shape)),
+                                    max_size=int(np.prod(shape))), label="gradient"),
+                 dtype=np.float64).reshape(shape)
+    script = Script(engine)
+    script.build(program)
+    script.run("out.retain_grad()",
+               f"out.backward(torch.tensor({v.astype(int).tolist()!r}))  # int64")
+    script.check(f"out.grad is not None and out.grad.dtype == torch.{program.dtype}",
+                 f"out is {program.dtype} but its retained .grad, from an int64 gradient, is "
+                 "{None if out.grad is None else out.grad.dtype}")
+    script.check_close("out.grad", v, dtype=program.dtype, oracle="the gradient given")
+    assert_leaf_grads(script, program, analytic_grads(program, v), oracle="analytic v^T J")
+
+
+@behaviour("JAC-12")
+@needs("inplace")
+def test_seed_index_assignment_with_an_integer_gradient(engine):
+    """Seed 003 ported to today's torch: torch.FloatTensor([[1, 1]]) written as
+    torch.tensor([[1, 1]]) is an int64 gradient, and m.grad is still [[4, 27]]."""
+    script = Script(engine)
+    script.run("m = torch.tensor([[2.0, 3.0]], requires_grad=True)", "n = torch.zeros(1, 2)",
+               "n[0, 0] = m[0, 0] ** 2", "n[0, 1] = m[0, 1] ** 3",
+               "n.backward(torch.tensor([[1, 1]]))")
+    script.check("m.grad is not None and [m.grad[0, 0].item(), m.grad[0, 1].item()] == [4.0, 27.0]",
+                 "m.grad from the int64 gradient [[1, 1]] is {m.grad}, expected [[4.0, 27.0]]")
+
+
+@behaviour("JAC-14")
+@needs("autograd_backward")
+@given(data=st.data())
+def test_several_roots_sum_and_need_one_gradient_each(engine, data):
+    """torch.autograd.backward([first, second], [u, v]) for two outputs built separately on the
+    same leaves accumulates u^T J + v^T J in one pass; with fewer gradients than roots it raises
+    RuntimeError and accumulates nothing."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    u, v = (data.draw(cotangents(program.output_shape(), program.dtype), label=label)
+            for label in ("u", "v"))
+    leaves = [leaf.name for leaf in program.leaves]
+    script = Script(engine)
+    script.build(program)
+    script.run("first = out")
+    script.build(program, given=leaves)
+    script.run("second = out")
+    script.raises(f"torch.autograd.backward([first, second], [{_tensor(program, u)}])")
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.grad is None",
+                     f"{leaf.name}.grad was filled by a backward that raised")
+    script.run(f"torch.autograd.backward([first, second], [{_tensor(program, u)}, "
+               f"{_tensor(program, v)}])")
+    assert_leaf_grads(script, program, _vjp_of_a_sum(program, u, v),
+                      oracle="analytic u^T J + v^T J")
+
+
+@behaviour("JAC-15")
+@needs("autograd_backward", "autograd_grad")
+@given(data=st.data())
+def test_each_api_names_its_gradient_argument(engine, data):
+    """The gradient v is gradient= to Tensor.backward, grad_tensors= to autograd.backward and
+    grad_outputs= to autograd.grad; each gives v^T J."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
+    leaves = program.grad_leaves()
+    expected = analytic_grads(program, v)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"v = {_tensor(program, v)}",
+               f"grads = torch.autograd.grad(out, [{', '.join(leaf.name for leaf in leaves)}], "
+               "grad_outputs=v, retain_graph=True)")
+    for index, leaf in enumerate(leaves):
+        script.check_close(f"grads[{index}]", expected[leaf.name], dtype=program.dtype,
+                           oracle="analytic v^T J (grad_outputs=v)", magnitude=expected.magnitude)
+    script.run("torch.autograd.backward(out, grad_tensors=v, retain_graph=True)")
+    assert_leaf_grads(script, program, expected, oracle="analytic v^T J (grad_tensors=v)")
+    script.run("out.backward(gradient=v)")
+    assert_leaf_grads(script, program, expected, scale=2,
+                      oracle="analytic v^T J, then again with gradient=v")
+
+
+@behaviour("JAC-16")
+@given(data=st.data())
+def test_a_gradient_that_requires_grad_is_a_constant_without_create_graph(engine, data):
+    """backward(v) with a v that requires grad, without create_graph: the grads are plain
+    tensors (they do not require grad) and v gets no .grad."""
+    program = data.draw(programs(engine, output="vector"), label="program")
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"v = {tensor_literal(v, program.dtype, requires_grad=True)}", "out.backward(v)")
+    assert_leaf_grads(script, program, analytic_grads(program, v), oracle="analytic v^T J")
+    for leaf in program.grad_leaves():
+        script.check(f"not {leaf.name}.grad.requires_grad",
+                     f"{leaf.name}.grad requires grad after backward(v) without create_graph")
+    script.check("v.grad is None", "v got .grad {v.grad} from a backward without create_graph")
+
+
+@behaviour("JAC-16")
+@needs("autograd_grad", "higher_order")
+@given(data=st.data())
+def test_with_create_graph_the_vjp_is_differentiable_in_the_gradient(engine, data):
+    """g = autograd.grad(out, [x], v, create_graph=True) is J^T v and depends on v: backward of
+    sum(g) gives v.grad = J 1, the Jacobian's row sums (where J = 0, g may be a constant)."""
+    program, leaf = _program_and_leaf(data, engine)
+    v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
+    jacobian, magnitude = _analytic_jacobian(program, leaf.name)
+    script = Script(engine)
+    script.build(program)
+    script.run(f"v = {tensor_literal(v, program.dtype, requires_grad=True)}",
+               f"g, = torch.autograd.grad(out, [{leaf.name}], v, create_graph=True)",
+               "if g.requires_grad:  # else g is a constant: J = 0 (torch's x ** 0, for one)",
+               "    g.sum().backward()",
+               "v_grad = torch.zeros_like(v) if v.grad is None else v.grad")
+    script.check_close("v_grad", jacobian.sum(axis=1).reshape(program.output_shape()),
+                       dtype=program.dtype, oracle="analytic J 1", magnitude=magnitude)
+
+
+@behaviour("JAC-17")
+@given(data=st.data())
+def test_a_one_element_outputs_gradient_scales_the_gradients(engine, data):
+    """On a one-element output backward(c) gives c times what backward() gives: the implicit
+    gradient is a tensor of ones, an explicit one is used as given."""
+    _check_backward_with_a_gradient(engine, data, "scalar")
+
+
+@behaviour("JAC-17")
+def test_seed_backward_without_gradient_is_backward_of_one(engine):
+    """Seed 001: backward() is backward(torch.tensor(1.0)). For y = x ** 2 at x = 2 both give
+    x.grad 4, and backward(torch.tensor(5.0)) gives 20."""
+    script = Script(engine)
+    script.run("x = torch.tensor(2.0, requires_grad=True)", "(x ** 2).backward()")
+    script.check("x.grad is not None and x.grad.item() == 4.0", "backward() gave {x.grad}, not 4")
+    for gradient, expected in (("1.0", 4.0), ("5.0", 20.0)):
+        script.run("x.grad = None", f"(x ** 2).backward(torch.tensor({gradient}))")
+        script.check(f"x.grad is not None and x.grad.item() == {expected}",
+                     f"backward(torch.tensor({gradient})) gave {{x.grad}}, not {expected}")

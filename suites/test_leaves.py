@@ -4,11 +4,13 @@ import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
+from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs, recorded_nodes
 
 behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
 
 
 @behaviour("LEAF-1")
@@ -102,13 +104,20 @@ def test_non_leaf_grads_are_freed(engine, data):
                      f"non-leaf {node.name} = {node.op}(...) kept .grad {{{node.name}.grad}}")
 
 
+def _program_and_recorded_node(engine, data, label):
+    """A program (its output of any shape) and one of its nodes that require grad and feed the
+    output, the output itself included."""
+    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
+                        label="program")
+    name = data.draw(st.sampled_from(recorded_nodes(program)), label=label)
+    event(f"{label} is the output itself: {name == program.output}")
+    return program, name
+
+
 @behaviour("LEAF-8")
 @given(data=st.data())
 def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
-    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
-                        label="program")
-    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
-    event(f"retained the output itself: {retained == program.output}")
+    program, retained = _program_and_recorded_node(engine, data, "retained")
     ones = np.ones(program.evaluate()[program.output].shape)
     expected = analytic_grads(program, ones, wrt=[retained])
     script = Script(engine)
@@ -164,3 +173,146 @@ def test_seed_retain_grad_on_intermediate(engine):
     script.check("x.grad is not None", "x.grad is None")
     script.check("w.grad.item() == 5.0 and x.grad.item() == 2.0",
                  "w.grad is {w.grad} and x.grad is {x.grad}, expected 5 and 2")
+
+
+@behaviour("LEAF-4")
+@needs("float64", "dtype_conversion")
+@given(data=st.data())
+def test_conversion_to_the_own_dtype_returns_the_tensor_itself(engine, data):
+    """t.to(t.dtype) returns t itself, so a leaf stays that leaf (no copy, no node in between);
+    to the other float dtype it is a copy, which for a leaf that requires grad is a non-leaf."""
+    program = data.draw(programs(engine, output="any", requires_grad="mixed"), label="program")
+    dtype = program.dtype
+    other = "float32" if dtype == "float64" else "float64"
+    script = Script(engine)
+    script.build(program)
+    for name in program.variables():
+        script.check(f"{name}.to(torch.{dtype}) is {name}",
+                     f"{name}.to(torch.{dtype}), its own dtype, returned a new tensor")
+    for leaf in program.leaves:
+        name, copy = leaf.name, f"{leaf.name}.to(torch.{other})"
+        script.check(f"{name}.is_leaf and {name}.grad_fn is None",
+                     f"{name} is no longer a leaf after {name}.to(torch.{dtype})")
+        if leaf.requires_grad:
+            script.check(f"not {copy}.is_leaf and {copy}.grad_fn is not None",
+                         f"{copy} of a leaf that requires grad is a leaf: is_leaf="
+                         f"{{{copy}.is_leaf}}, grad_fn={{{copy}.grad_fn!r}}")
+        else:
+            script.check(f"{copy}.is_leaf and not {copy}.requires_grad",
+                         f"{copy} of a leaf that does not require grad requires grad")
+
+
+NON_LEAF_WARNING = "is not a leaf Tensor"
+
+
+def _reads_grad_silently(script, name, why):
+    """Read `name`.grad recording warnings: none may be raised (`why` says why)."""
+    script.run("import warnings",
+               "with warnings.catch_warnings(record=True) as caught:\n"
+               "    warnings.simplefilter('always')\n"
+               f"    {name}.grad")
+    script.check("not caught", f"{why}, but reading {name}.grad warned: "
+                               "{[str(w.message) for w in caught]}")
+
+
+@behaviour("LEAF-7")
+@given(data=st.data())
+def test_reading_a_non_leaf_grad_warns(engine, data):
+    """Reading .grad of a non-leaf that does not retain its gradient warns (UserWarning), before
+    and after backward; reading it on a leaf (requiring grad or not) or on a non-leaf after
+    retain_grad() does not."""
+    program = data.draw(programs(engine, output="any", requires_grad="mixed",
+                                 candidates=recorded_nodes), label="program")
+    retained = data.draw(st.sampled_from(recorded_nodes(program)), label="retained")
+    others = [name for name in recorded_nodes(program) if name != retained]
+    plain = [leaf.name for leaf in program.leaves] + [  # op results that record nothing: leaves
+        node.name for node in program.nodes if not program.requires_grad(node.name)]
+    script = Script(engine)
+    script.build(program)
+    script.run(f"{retained}.retain_grad()")
+    for when in ("before backward", "after backward"):
+        if when == "after backward":
+            script.run("out.sum().backward()")
+        for name in others:
+            script.warns(f"{name}.grad", NON_LEAF_WARNING)
+        for name in plain:
+            _reads_grad_silently(script, name, f"{name} is a leaf ({when})")
+        _reads_grad_silently(script, retained, f"{retained}.retain_grad() was called ({when})")
+
+
+@behaviour("LEAF-7")
+@needs("backward_inputs")
+@given(data=st.data())
+def test_a_non_leaf_grad_filled_by_backward_inputs_reads_silently(engine, data):
+    """A non-leaf whose .grad backward(inputs=[y]) filled reads it without a warning."""
+    program, name = _program_and_recorded_node(engine, data, "input")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"out.sum().backward(inputs=[{name}])")
+    _reads_grad_silently(script, name, f"backward(inputs=[{name}]) filled {name}.grad")
+    script.check(f"{name}.grad is not None", f"backward(inputs=[{name}]) left {name}.grad None")
+
+
+@behaviour("LEAF-9")
+@given(data=st.data(), passes=st.integers(1, 3))
+def test_retain_grad_on_a_leaf_is_a_no_op(engine, data, passes):
+    """retain_grad() on leaves that require grad changes nothing: they stay leaves and after k
+    backward passes hold k times one pass's gradient, accumulated as usual."""
+    program = data.draw(programs(engine), label="program")
+    script = Script(engine)
+    script.build(program)
+    for leaf in program.grad_leaves():
+        script.run(f"{leaf.name}.retain_grad()", f"{leaf.name}.retain_grad()")
+    for _ in range(passes):
+        script.run("out.backward(retain_graph=True)")
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.is_leaf", f"{leaf.name}.retain_grad() made it a non-leaf")
+    assert_leaf_grads(script, program, analytic_grads(program), scale=passes,
+                      oracle=f"analytic x {passes} passes")
+
+
+@behaviour("LEAF-9")
+@given(data=st.data())
+def test_retain_grad_without_requires_grad_raises(engine, data):
+    """retain_grad() on a tensor that does not require grad, a leaf or an op's result, raises
+    RuntimeError."""
+    program = data.draw(programs(engine, output="any", requires_grad="none"), label="program")
+    name = data.draw(st.sampled_from(program.variables()), label="tensor")
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"{name}.retain_grad()")
+
+
+@behaviour("LEAF-10")
+@given(data=st.data(), passes=st.integers(2, 4))
+def test_retained_non_leaf_grads_accumulate(engine, data, passes):
+    """A retained non-leaf's .grad is summed over backward passes, like a leaf's: k passes leave
+    k times one pass's gradient."""
+    program, retained = _program_and_recorded_node(engine, data, "retained")
+    ones = np.ones(program.output_shape())
+    expected = analytic_grads(program, ones, wrt=[retained])
+    script = Script(engine)
+    script.build(program)
+    script.run(f"{retained}.retain_grad()", "total = out.sum()")
+    for _ in range(passes):
+        script.run("total.backward(retain_graph=True)")
+    script.check_close(f"{retained}.grad", passes * expected[retained], dtype=program.dtype,
+                       oracle=f"analytic x {passes} passes",
+                       magnitude=passes * expected.magnitude)
+
+
+@behaviour("LEAF-11")
+@given(data=st.data())
+def test_grads_are_plain_leaves(engine, data):
+    """Without create_graph the tensors backward stores in .grad, a leaf's or a retained
+    non-leaf's, are leaves that do not require grad and have no grad_fn."""
+    program, retained = _program_and_recorded_node(engine, data, "retained")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"{retained}.retain_grad()", "out.sum().backward()")
+    for name in [leaf.name for leaf in program.grad_leaves()] + [retained]:
+        grad = f"{name}.grad"
+        script.check(f"{grad} is not None", f"{grad} is None after backward")
+        script.check(f"{grad}.is_leaf and not {grad}.requires_grad and {grad}.grad_fn is None",
+                     f"{grad} is not a plain leaf: is_leaf={{{grad}.is_leaf}}, requires_grad="
+                     f"{{{grad}.requires_grad}}, grad_fn={{{grad}.grad_fn!r}}")

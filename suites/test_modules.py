@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import full_precision_values, shapes, values
+from autograd_conformance.harness.checks import assert_gradients_stop_at
+from autograd_conformance.harness.script import Script, literal, tensor_literal
+from autograd_conformance.harness.strategies import (computed_output, full_precision_values,
+                                                     programs, shapes, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -205,3 +207,237 @@ def test_mse_loss_has_the_gradients_of_the_squared_error(engine, shape, data, re
                                oracle=f"{'-' if name == 'target' else ''}2 c (input - target)"
                                       f"{' / n' if reduction == 'mean' else ''}, summed to "
                                       f"{name}'s shape")
+
+
+@st.composite
+def deep_mlp_shapes(draw):
+    """Layer widths of an MLP with at least two Linear layers, and a batch size."""
+    widths = draw(st.lists(sizes, min_size=3, max_size=4), label="layer widths")
+    return widths, draw(sizes, label="batch")
+
+
+def _freeze(script, module):
+    """The seed's idiom: every parameter of `module` (script source) stops requiring grad."""
+    script.run(f"for p in {module}.parameters():", "    p.requires_grad = False")
+
+
+def _check_grads_of_layers(script, layers, cleared, why):
+    """After a step, the Linear layers `cleared` of `_mlp`'s net (by number) have grad None (`why`
+    says why) and the others hold one."""
+    __tracebackhide__ = True
+    for layer in range(layers):
+        for kind in ("weight", "bias"):
+            grad = f"net[{2 * layer}].{kind}.grad"
+            if layer in cleared:
+                script.check(f"{grad} is None", f"{grad} is {{{grad}}}, expected None: {why}")
+            else:
+                script.check(f"{grad} is not None", f"{grad} is None, but nothing cleared it")
+
+
+@behaviour("MOD-2")
+@needs("nn")
+@given(data=st.data(), requires_grad=st.sampled_from([None, True, False]))
+def test_a_parameter_is_a_leaf_even_of_a_computed_tensor(engine, data, requires_grad):
+    """nn.Parameter(out) of a computed tensor is a leaf without grad_fn that requires grad by
+    default (or as requires_grad= says) and holds out's values; backward from it fills its own
+    .grad and reaches none of the leaves out was computed from."""
+    program = data.draw(programs(engine, output="any", candidates=computed_output), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    w = data.draw(values(shape, dtype), label="w")
+    flag = requires_grad is not False
+    script = Script(engine)
+    script.build(program)
+    argument = "" if requires_grad is None else f", requires_grad={requires_grad}"
+    script.run(f"p = torch.nn.Parameter(out{argument})")
+    script.check("p.is_leaf and p.grad_fn is None", "nn.Parameter(out) is not a leaf: "
+                 "grad_fn={p.grad_fn}")
+    script.check(f"p.requires_grad == {flag}",
+                 f"nn.Parameter(out{argument}).requires_grad is {{p.requires_grad}}")
+    script.check("np.array_equal(to_numpy(p), to_numpy(out))",
+                 "nn.Parameter(out) has other values than out")
+    if flag:
+        assert_gradients_stop_at(script, program, "p", w, "nn.Parameter(out)")
+
+
+@behaviour("MOD-6")
+@needs("nn")
+@given(shape=mlp_shapes(), data=st.data())
+def test_a_fully_frozen_module_on_a_plain_input_records_nothing(engine, shape, data):
+    """With every parameter frozen and an input that does not require grad, nothing requires
+    grad: the output has no grad_fn and backward on it raises RuntimeError."""
+    widths, batch = shape
+    script = Script(engine)
+    _mlp(script, widths)
+    _freeze(script, "net")
+    _input(script, data, batch, widths[0])
+    script.run("out = net(x).sum()")
+    script.check("not out.requires_grad and out.grad_fn is None",
+                 "a fully frozen net on a plain input gives an output that requires grad "
+                 "(grad_fn={out.grad_fn})")
+    script.raises("out.backward()")
+
+
+@behaviour("MOD-7")
+@needs("nn")
+@given(shape=deep_mlp_shapes(), data=st.data())
+def test_frozen_layers_cut_the_graph_only_before_the_first_trainable_one(engine, shape, data):
+    """The seed's freezing of submodules: with some Linear layers frozen (`for p in
+    layer.parameters(): p.requires_grad = False`) and a plain input, each module's output is a
+    plain leaf up to the first trainable layer and recorded from there on; backward reaches every
+    trainable layer, also through frozen layers after it, and no frozen one."""
+    widths, batch = shape
+    layers = len(widths) - 1
+    frozen = data.draw(st.sets(st.integers(0, layers - 1), min_size=1, max_size=layers - 1),
+                       label="frozen layers")
+    first_trainable = min(set(range(layers)) - frozen)
+    script = Script(engine)
+    _mlp(script, widths)
+    for layer in sorted(frozen):
+        _freeze(script, f"net[{2 * layer}]")
+    _input(script, data, batch, widths[0])
+    previous = "x"
+    for module in range(2 * layers):  # a Linear and a Tanh per layer
+        script.run(f"h{module} = net[{module}]({previous})")
+        recorded = module // 2 >= first_trainable
+        script.check(f"h{module}.requires_grad == {recorded} and "
+                     f"(h{module}.grad_fn is not None) == {recorded}",
+                     f"net[{module}]'s output: requires_grad={{h{module}.requires_grad}}, "
+                     f"grad_fn={{h{module}.grad_fn}}; expected "
+                     + ("a recorded result" if recorded else "a plain leaf (only frozen layers "
+                                                             "before it)"))
+        previous = f"h{module}"
+    script.run(f"{previous}.sum().backward()")
+    _check_grads_of_layers(script, layers, frozen, "the layer is frozen")
+
+
+@behaviour("MOD-8")
+@needs("nn")
+@given(shape=mlp_shapes(), data=st.data())
+def test_module_requires_grad_sets_every_parameter(engine, shape, data):
+    """net.requires_grad_(False) returns net with every parameter of every submodule frozen;
+    requires_grad_() on a submodule unfreezes that submodule's parameters only, and on net all of
+    them."""
+    widths, _ = shape
+    layer = data.draw(st.integers(0, len(widths) - 2), label="layer unfrozen first")
+    script = Script(engine)
+    _mlp(script, widths)
+    script.run("returned = net.requires_grad_(False)",
+               "flags = {name: p.requires_grad for name, p in net.named_parameters()}")
+    script.check("returned is net", "net.requires_grad_(False) returned {returned!r}, not net")
+    script.check("not any(flags.values())", "still requiring grad after net.requires_grad_(False): "
+                 "{[name for name, flag in flags.items() if flag]}")
+    script.run(f"net[{2 * layer}].requires_grad_()",
+               "flags = {name: p.requires_grad for name, p in net.named_parameters()}")
+    script.check(f"all(flag == name.startswith('{2 * layer}.') for name, flag in flags.items())",
+                 f"after net[{2 * layer}].requires_grad_() the flags are {{flags}}")
+    script.run("net.requires_grad_()")
+    script.check("all(p.requires_grad for p in net.parameters())",
+                 "net.requires_grad_() left parameters frozen")
+
+
+@behaviour("MOD-9")
+@needs("nn", "optim")
+@given(shape=deep_mlp_shapes(), data=st.data(), optimizer=st.sampled_from(["SGD", "Adam"]))
+def test_optimizer_zero_grad_clears_its_own_parameters_only(engine, shape, data, optimizer):
+    """An optimizer over some layers' parameters clears only their grads in zero_grad();
+    net.zero_grad() then clears every parameter's grad, those of a layer frozen since the
+    backward (which still hold their grad) included."""
+    widths, batch = shape
+    layers = len(widths) - 1
+    held = data.draw(st.sets(st.integers(0, layers - 1), min_size=1, max_size=layers - 1),
+                     label="layers the optimizer holds")
+    frozen = data.draw(st.sampled_from(sorted(set(range(layers)) - held)),
+                       label="layer frozen after backward")
+    script = Script(engine)
+    _mlp(script, widths)
+    script.run(f"held = [p for layer in {sorted(2 * layer for layer in held)} "
+               "for p in net[layer].parameters()]",
+               f"optimizer = torch.optim.{optimizer}(held, lr=0.1)")
+    _input(script, data, batch, widths[0])
+    script.run("net(x).sum().backward()", "optimizer.zero_grad()")
+    _check_grads_of_layers(script, layers, held, "the optimizer holds it")
+    _freeze(script, f"net[{2 * frozen}]")
+    script.run("net.zero_grad()")
+    _check_grads_of_layers(script, layers, set(range(layers)), "net.zero_grad() clears every "
+                                                               "parameter, frozen ones too")
+
+
+@behaviour("MOD-10")
+@needs("nn")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_buffers_do_not_require_grad_and_are_not_parameters(engine, shape, data):
+    """A tensor registered with register_buffer does not require grad, is listed by
+    named_buffers() and not by named_parameters(), and gets no .grad from a backward through it;
+    the Parameter beside it gets the gradient."""
+    scale = data.draw(values(shape, "float32"), label="buffer")
+    weight = data.draw(values(shape, "float32"), label="weight")
+    script = Script(engine)
+    script.run("module = torch.nn.Module()",
+               f"module.register_buffer('scale', {tensor_literal(scale, 'float32')})",
+               f"module.weight = torch.nn.Parameter({tensor_literal(weight, 'float32')})")
+    script.check("[name for name, _ in module.named_parameters()] == ['weight']",
+                 "named_parameters() lists {[name for name, _ in module.named_parameters()]}")
+    script.check("[name for name, _ in module.named_buffers()] == ['scale']",
+                 "named_buffers() lists {[name for name, _ in module.named_buffers()]}")
+    script.check("not module.scale.requires_grad", "the buffer requires grad")
+    script.run("(module.weight * module.scale).sum().backward()")
+    script.check("module.scale.grad is None", "the buffer got .grad {module.scale.grad}")
+    script.check_close("module.weight.grad", scale, dtype="float32", oracle="the buffer's values")
+
+
+@behaviour("MOD-11")
+@needs("nn")
+@given(shape=mlp_shapes(), data=st.data(), switch=st.sampled_from(["eval()", "train(False)"]))
+def test_eval_mode_leaves_autograd_alone(engine, shape, data, switch):
+    """net.eval() (train(False)) returns net; its parameters still require grad, and its output
+    is recorded with the gradients of training mode, exactly; under no_grad it is not."""
+    widths, batch = shape
+    script = Script(engine)
+    _mlp(script, widths)
+    _input(script, data, batch, widths[0])
+    script.run("net(x).sum().backward()",
+               "training = {name: to_numpy(p.grad).copy() for name, p in net.named_parameters()}",
+               "net.zero_grad()", f"returned = net.{switch}")
+    script.check("returned is net", f"net.{switch} returned {{returned!r}}, not net")
+    script.check("all(p.requires_grad for p in net.parameters())",
+                 f"net.{switch} froze parameters")
+    script.run("out = net(x).sum()")
+    script.check("out.requires_grad and out.grad_fn is not None",
+                 f"after net.{switch} the output is not recorded")
+    script.run("out.backward()")
+    script.check("all(p.grad is not None and np.array_equal(to_numpy(p.grad), training[name]) "
+                 "for name, p in net.named_parameters())",
+                 f"after net.{switch} the gradients differ from training mode's")
+    script.run("with torch.no_grad():", "    unrecorded = net(x)")
+    script.check("not unrecorded.requires_grad and unrecorded.grad_fn is None",
+                 "the output under no_grad is recorded")
+
+
+# MOD-12's in-place updates of the parameter p.
+# (line, its result from the values `before`, as script source)
+PARAMETER_UPDATES = {"add_(1.0)": ("p.add_(1.0)", "before + 1.0"),
+                     "mul_(2.0)": ("p.mul_(2.0)", "before * 2.0"),
+                     "zero_()": ("p.zero_()", "np.zeros_like(before)"),
+                     "copy_(zeros)": ("p.copy_(torch.zeros_like(p))", "np.zeros_like(before)")}
+
+
+@behaviour("MOD-12")
+@needs("nn", "inplace")
+@given(shape=mlp_shapes(), data=st.data(), update=st.sampled_from(sorted(PARAMETER_UPDATES)))
+def test_in_place_update_of_a_parameter(engine, shape, data, update):
+    """An in-place update of a parameter raises RuntimeError in grad mode and leaves it as it
+    was; under no_grad it applies, and the parameter stays a leaf that requires grad."""
+    widths, _ = shape
+    name = data.draw(st.sampled_from(_parameter_names(widths)), label="parameter")
+    line, result = PARAMETER_UPDATES[update]
+    script = Script(engine)
+    _mlp(script, widths)
+    script.run(f"p = dict(net.named_parameters())[{name!r}]", "before = to_numpy(p).copy()")
+    script.raises(line)
+    script.check("np.array_equal(to_numpy(p), before)", f"{line} raised but changed {name}")
+    script.run("with torch.no_grad():", f"    {line}")
+    script.check("p.is_leaf and p.requires_grad and p.grad_fn is None",
+                 f"after {line} under no_grad, {name} is_leaf={{p.is_leaf}}, "
+                 "requires_grad={p.requires_grad}, grad_fn={p.grad_fn}")
+    script.check(f"np.array_equal(to_numpy(p), {result})",
+                 f"{line} under no_grad gave {{to_numpy(p).tolist()}}, expected {result}")

@@ -13,8 +13,8 @@ from autograd_conformance.harness.checks import (assert_grads_only_where_expecte
                                                  held_constant)
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
-                                                     shapes)
+from autograd_conformance.harness.strategies import (computed_output, cotangents,
+                                                     float_dtypes, programs, shapes)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -239,3 +239,129 @@ def test_backward_on_a_leaf_with_gradient_stores_the_gradient(engine, shape, dat
                f"requires_grad=True)",
                f"x.backward(torch.tensor({literal(v)}, dtype=torch.{dtype}))")
     script.check_close("x.grad", v, dtype=dtype, oracle="identity")
+
+
+# -- which dtypes may require grad ---------------------------------------------------------------
+NON_FLOAT_DTYPES = ["int64", pytest.param("bool", marks=needs("integer_outputs"))]
+# The three ways to ask a tensor `t` (or its values) to require grad.
+ASKING = ("torch.tensor({values!r}, dtype=torch.{dtype}, requires_grad=True)",
+          "t.requires_grad_()", "t.requires_grad = True")
+
+
+def _values_of(dtype, integers):
+    return [bool(n % 2) for n in integers] if dtype == "bool" else integers
+
+
+@behaviour("REQ-2")
+@pytest.mark.parametrize("dtype", NON_FLOAT_DTYPES)
+@given(integers=int_lists, asking=st.sampled_from(ASKING))
+def test_non_float_dtypes_cannot_require_grad(engine, dtype, integers, asking):
+    """bool and int64 tensors cannot require grad, whichever way it is asked for: the factory's
+    requires_grad=True, requires_grad_() and assigning requires_grad = True raise RuntimeError,
+    and the tensor stays a tensor that does not require grad."""
+    values = _values_of(dtype, integers)
+    script = Script(engine)
+    script.run(f"t = torch.tensor({values!r}, dtype=torch.{dtype})")
+    script.raises(asking.format(values=values, dtype=dtype))
+    script.check("not t.requires_grad", f"{asking} raised but t now requires grad")
+
+
+@behaviour("REQ-2")
+@given(data=st.data(), asking=st.sampled_from(ASKING))
+def test_float_dtypes_can_require_grad(engine, data, asking):
+    """float32 and float64 tensors can require grad, whichever way it is asked for."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    values = [float(n) for n in data.draw(int_lists, label="values")]
+    script = Script(engine)
+    step = asking.format(values=values, dtype=dtype)
+    script.run(f"t = torch.tensor({values!r}, dtype=torch.{dtype})",
+               f"t = {step}" if step.startswith("torch.") else step)
+    script.check("t.requires_grad and t.is_leaf",
+                 f"after {asking} on a {dtype} tensor: requires_grad={{t.requires_grad}}, "
+                 "is_leaf={t.is_leaf}")
+
+
+@behaviour("REQ-3")
+@pytest.mark.parametrize("dtype", NON_FLOAT_DTYPES)
+@given(integers=int_lists)
+def test_requires_grad_false_is_allowed_on_any_dtype(engine, dtype, integers):
+    """Asking a non-float tensor not to require grad is fine: the factory's
+    requires_grad=False, requires_grad_(False) and assigning requires_grad = False."""
+    values = _values_of(dtype, integers)
+    script = Script(engine)
+    script.run(f"t = torch.tensor({values!r}, dtype=torch.{dtype}, requires_grad=False)",
+               "same = t.requires_grad_(False)", "t.requires_grad = False")
+    script.check("same is t and not t.requires_grad and t.is_leaf",
+                 "after requires_grad_(False): same is t: {same is t}, requires_grad="
+                 "{t.requires_grad}, is_leaf={t.is_leaf}")
+
+
+@behaviour("REQ-3")
+@needs("nn")
+@given(integers=int_lists)
+def test_integer_parameters_need_requires_grad_false(engine, integers):
+    """nn.Parameter of an int64 tensor raises RuntimeError with its default requires_grad=True,
+    and is a parameter that does not require grad with requires_grad=False."""
+    script = Script(engine)
+    script.run(f"t = torch.tensor({integers!r}, dtype=torch.int64)")
+    script.raises("torch.nn.Parameter(t)")
+    script.run("p = torch.nn.Parameter(t, requires_grad=False)")
+    script.check("not p.requires_grad and p.dtype == torch.int64",
+                 "nn.Parameter(t, requires_grad=False) of int64 t has requires_grad="
+                 "{p.requires_grad} and dtype {p.dtype}")
+
+
+# What gives a tensor that is not floating point (`{}` is the tensor), each never requiring grad.
+NON_FLOAT_RESULTS = ("{} > 0", "{} <= {}", "{} == {}", "{}.argmax()", "{}.to(torch.int64)",
+                     "{}.to(torch.bool)")
+
+
+@behaviour("REQ-4")
+@needs("integer_outputs")
+@given(data=st.data())
+def test_integer_and_bool_results_never_require_grad(engine, data):
+    """Comparisons, argmax() and conversions to int64 or bool of tensors that require grad give
+    tensors that do not require grad and have no grad_fn."""
+    program = data.draw(programs(engine, output="any", candidates=_recorded), label="program")
+    names = [leaf.name for leaf in program.grad_leaves()] + [node.name for node in
+                                                               _recorded(program)]
+    script = Script(engine)
+    script.build(program)
+    for name in names:
+        for form in NON_FLOAT_RESULTS:
+            result = form.format(name, name)
+            script.check(f"not ({result}).requires_grad and ({result}).grad_fn is None",
+                         f"{result} of {name}, which requires grad, has requires_grad="
+                         f"{{({result}).requires_grad}} and grad_fn {{({result}).grad_fn!r}}")
+
+
+@behaviour("REQ-11")
+@needs("autograd_backward", "messages")
+@given(data=st.data(), roots=st.integers(2, 4))
+def test_the_root_that_does_not_require_grad_is_named(engine, data, roots):
+    """Among several roots of autograd.backward, one that does not require grad raises
+    RuntimeError naming its index: 'element i of tensors does not require grad and does not
+    have a grad_fn'."""
+    program = data.draw(programs(engine), label="program")
+    index = data.draw(st.integers(0, roots - 1), label="index of the constant root")
+    listed = ["torch.tensor(3.0)" if position == index else "out" for position in range(roots)]
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"torch.autograd.backward([{', '.join(listed)}])",
+                  f"element {index} of tensors does not require grad and does not have a grad_fn")
+
+
+@behaviour("REQ-11")
+@needs("autograd_grad", "messages")
+@given(data=st.data(), outputs=st.integers(1, 3))
+def test_autograd_grad_names_the_output_that_does_not_require_grad(engine, data, outputs):
+    """autograd.grad says the same of its outputs: 'element i of tensors does not require grad
+    and does not have a grad_fn' for output i."""
+    program = data.draw(programs(engine), label="program")
+    index = data.draw(st.integers(0, outputs - 1), label="index of the constant output")
+    listed = ["torch.tensor(3.0)" if position == index else "out" for position in range(outputs)]
+    leaves = ", ".join(leaf.name for leaf in program.grad_leaves())
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"torch.autograd.grad([{', '.join(listed)}], [{leaves}])",
+                  f"element {index} of tensors does not require grad and does not have a grad_fn")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.checks import assert_gradients_stop_at, assert_leaf_grads
 from autograd_conformance.harness.engines import EngineLoadError, load_engine
 from autograd_conformance.harness.ops import DIV_MIN, SATURATION_MAX
 from autograd_conformance.harness.oracles import analytic_grads
@@ -224,3 +224,65 @@ def test_mixed_dtype_gradients_keep_each_tensor_dtype(engine, create_graph, shap
     for name, dtype in (("x", "float32"), ("h", "float32"), ("w", "float64")):
         script.check(f"grads[{name!r}].dtype == torch.{dtype}",
                      f"{name} is {dtype} but its gradient is {{grads[{name!r}].dtype}}")
+
+
+# -- leaving autograd and coming back: numpy(), tolist(), tensor(t) (MISC-7, MISC-8) ----------
+
+def _requiring_variable(data, program):
+    """A drawn leaf or node of `program` that requires grad."""
+    names = [leaf.name for leaf in program.leaves] + [node.name for node in program.nodes]
+    return data.draw(st.sampled_from([name for name in names if program.requires_grad(name)]),
+                     label="tensor")
+
+
+@behaviour("MISC-7")
+@needs("conversions")
+@given(data=st.data())
+def test_numpy_refuses_a_tensor_that_requires_grad(engine, data):
+    """t.numpy() raises RuntimeError for a t that requires grad, t.detach().numpy() gives its
+    values, and so do t.tolist() and, for one element e of it, e.item(), int(e) and bool(e)."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    name = _requiring_variable(data, program)
+    shape = program.evaluate()[name].shape
+    script = Script(engine)
+    script.build(program)
+    script.raises(f"{name}.numpy()")
+    script.run(f"array = {name}.detach().numpy()")
+    script.check(f"np.array_equal(array, to_numpy({name}))",
+                 f"{name}.detach().numpy() is {{array}}, not {name}'s values")
+    script.check(f"{name}.tolist() == array.tolist()",
+                 f"{name}.tolist() is {{{name}.tolist()}}, expected {{array.tolist()}}")
+    script.run(f"e = {name}.reshape(({int(np.prod(shape))},))[0]", "first = array.reshape(-1)[0]")
+    script.check("e.item() == first and int(e) == int(first) and bool(e) == bool(first)",
+                 "for an element e of value {first}: e.item()={e.item()}, int(e)={int(e)}, "
+                 "bool(e)={bool(e)}")
+
+
+@behaviour("MISC-8")
+@needs("conversions", "inplace")
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor:UserWarning")
+@given(data=st.data(), requires_grad=st.booleans())
+def test_tensor_of_a_tensor_is_a_detached_copy(engine, data, requires_grad):
+    """c = tensor(t) for a t that requires grad is t.clone().detach(): a leaf of t's dtype and
+    values that does not require grad, whose in-place changes t does not see. With
+    requires_grad=True it is a leaf that requires grad: backward from it fills c.grad and reaches
+    none of the leaves t was computed from."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    name = _requiring_variable(data, program)
+    shape, dtype = program.evaluate()[name].shape, program.dtype
+    w = data.draw(values(shape, dtype), label="w")
+    flag = ", requires_grad=True" if requires_grad else ""
+    script = Script(engine)
+    script.build(program)
+    script.run(f"before = to_numpy({name}).copy()", f"c = torch.tensor({name}{flag})")
+    script.check(f"c.is_leaf and c.grad_fn is None and c.requires_grad == {requires_grad}",
+                 f"torch.tensor({name}{flag}): is_leaf={{c.is_leaf}}, grad_fn={{c.grad_fn}}, "
+                 "requires_grad={c.requires_grad}")
+    script.check(f"c.dtype == {name}.dtype and np.array_equal(to_numpy(c), before)",
+                 f"torch.tensor({name}) has other values or dtype than {name}")
+    if requires_grad:
+        assert_gradients_stop_at(script, program, "c", w, f"torch.tensor({name})")
+    else:
+        script.run("c.mul_(0.0)")
+        script.check(f"np.array_equal(to_numpy({name}), before)",
+                     f"changing torch.tensor({name}) in place changed {name}: it shares storage")

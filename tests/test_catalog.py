@@ -82,3 +82,15 @@ def test_the_contract_lists_every_error_the_suites_expect():
     unlisted = sorted(id_ for id_ in expecting - set(rows) - text_checks
                       if not id_.startswith("MSG-"))
     assert not unlisted, f"behaviours whose tests expect an error, missing from the table: {unlisted}"
+
+
+def test_the_coverage_page_places_every_behaviour():
+    """docs/coverage.md maps PyTorch's autograd pages to catalog IDs: every ID it names exists,
+    and every catalog behaviour is placed somewhere on it."""
+    import re
+    from pathlib import Path
+    page = (Path(__file__).parents[1] / "docs" / "coverage.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b[A-Z]+-\d+\b", page))
+    catalog = set(load_catalog().behaviours)
+    assert sorted(named - catalog) == [], "IDs on docs/coverage.md that the catalog lacks"
+    assert sorted(catalog - named) == [], "catalog behaviours docs/coverage.md does not place"

@@ -6,7 +6,10 @@ from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, TOLERANCES,
-                                                  analytic_grads, finite_difference_grads)
+                                                  analytic_grads, analytic_jacobian,
+                                                  finite_difference_grads,
+                                                  finite_difference_hessian,
+                                                  finite_difference_hvp)
 from autograd_conformance.harness.strategies import (ALL_OPS, cotangents, op_applications,
                                                      programs)
 
@@ -79,3 +82,52 @@ def test_every_program_s_torch_script_runs_in_torch_and_matches_numpy(data):
         got = names[name].detach().numpy()
         assert got.dtype == np.dtype(dtype) and got.shape == expected[name].shape, name
         assert _scaled_error(got, expected[name]) <= tolerance.atol_scale, name
+
+
+def _function_of_leaves(program):
+    """`program` as a Python function of its leaves that take part, run on torch (the others
+    made afresh on each call), and those leaves' float64 values as torch tensors."""
+    names = [leaf.name for leaf in program.leaves if leaf.name in program.ancestors()]
+
+    def function(*tensors):
+        return program.run_on(TORCH, dict(zip(names, tensors)))[program.output]
+    return names, function, tuple(TORCH.ns.tensor(program.leaf(name).values.tolist(),
+                                                  dtype=TORCH.ns.float64) for name in names)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_analytic_jacobian_matches_torch_s_functional_jacobian(data):
+    """analytic_jacobian's blocks (out.shape + leaf.shape) against torch's functional.jacobian of
+    the program as a function of its leaves, to TOLERANCES["float64"] scaled by its magnitude."""
+    program = data.draw(programs(TORCH, dtype="float64", max_ops=6, output="any"),
+                        label="program")
+    names, function, inputs = _function_of_leaves(program)
+    expected = analytic_jacobian(program, names)
+    got = TORCH.ns.autograd.functional.jacobian(function, inputs)
+    scale = max(1.0, expected.magnitude)
+    for name, block in zip(names, got):
+        error = float(np.max(np.abs(block.numpy() - expected.blocks[name]), initial=0.0))
+        assert block.shape == expected.blocks[name].shape and error <= 1e-12 * scale, name
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_finite_difference_hessian_and_hvp_match_torch_to_their_tolerance(data):
+    """The second-derivative oracles (central differences of the analytic gradient) against
+    torch's functional.hessian of one-element float64 programs, to FINITE_DIFFERENCE: the full
+    Hessian block by block, and H v against the Hessian's own product with v."""
+    program = data.draw(programs(TORCH, dtype="float64", max_ops=4), label="program")
+    names, function, inputs = _function_of_leaves(program)
+    vectors = {name: data.draw(cotangents(program.leaf(name).values.shape, "float64"),
+                               label=f"v for {name}") for name in names}
+    hessian = TORCH.ns.autograd.functional.hessian(function, inputs)
+    blocks = finite_difference_hessian(program, names)
+    hvp = finite_difference_hvp(program, vectors)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names):
+            error = _scaled_error(hessian[i][j].numpy(), blocks[a, b])
+            assert error <= FINITE_DIFFERENCE.atol_scale, (a, b)
+        product = sum(np.tensordot(hessian[i][j].numpy(), vectors[b], axes=vectors[b].ndim)
+                      for j, b in enumerate(names))
+        assert _scaled_error(product, hvp[a]) <= FINITE_DIFFERENCE.atol_scale, a

@@ -145,6 +145,29 @@ def test_repeated_indices_add_up_in_a_differentiable_gradient():
     assert g.tolist() == [4.0, 4.0] and h.tolist() == [4.0, 2.0]
 
 
+def test_dense_layouts_are_told_from_overlapping_and_gapped_ones():
+    """layout.py's test, which decides the layout of a first .grad (BC-4, LAYOUT-1)."""
+    from autograd_conformance.reference import layout
+    block = np.zeros((2, 3, 4))
+    assert layout.non_overlapping_and_dense(block.transpose(2, 0, 1))
+    assert layout.non_overlapping_and_dense(np.zeros((3, 1)).T)  # a size-1 dim's stride does not count
+    assert not layout.non_overlapping_and_dense(block[:, :, :1])  # gaps
+    assert not layout.non_overlapping_and_dense(block[:, 1:, :])
+    assert not layout.non_overlapping_and_dense(np.broadcast_to(block[0], (5, 3, 4)))
+    grad = layout.zeros_for_grad(block.transpose(2, 0, 1))
+    assert grad.strides == block.transpose(2, 0, 1).strides and not grad.any()
+
+
+def test_the_forward_traceback_names_the_callers_line_only():
+    """Anomaly mode keeps the traceback of the op's caller, without the engine's own frames."""
+    x = ag.tensor([1.0], requires_grad=True)
+    with ag.autograd.set_detect_anomaly(True):
+        y = x.exp()  # the line the trace must end with
+    trace = y.grad_fn._trace
+    assert "y = x.exp()" in trace[-1] and not any("reference" + "/" in line for line in trace)
+    assert (x * 2).grad_fn._trace is None
+
+
 def test_hooks_can_ask_which_backward_pass_runs_them():
     """walk.current_pass() is the pass that runs a hook, and None outside backward (the
     multi-grad hook keeps its state per pass, HOOK-19)."""
@@ -158,3 +181,46 @@ def test_hooks_can_ask_which_backward_pass_runs_them():
     assert walk.current_pass() is None
     assert len(passes) == 2 and None not in passes and passes[0] is not passes[1]
     assert passes[0].executes(y.grad_fn) and not passes[0].executes((x * 3).grad_fn)
+
+
+def test_forward_mode_refuses_what_it_has_no_rule_for():
+    """No forward-mode rule for in-place ops or custom Functions: an input with a tangent is
+    refused (NotImplementedError) rather than given a stale or missing tangent; without one, both
+    work inside a level as outside."""
+    fw = ag.autograd.forward_ad
+
+    class Double(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with fw.dual_level():
+        x = fw.make_dual(ag.tensor([1.0, 2.0]), ag.tensor([1.0, 1.0]))
+        plain = ag.tensor([3.0, 4.0])
+        for refused in (lambda: x.mul_(2.0), lambda: plain.add_(x), lambda: Double.apply(x)):
+            try:
+                refused()
+            except NotImplementedError:
+                pass
+            else:
+                raise AssertionError("a tangent went through an op without a forward-mode rule")
+        assert plain.add_(1.0).tolist() == [4.0, 5.0] and Double.apply(plain).tolist() == [8.0, 10.0]
+
+
+def test_tangents_end_with_their_level_without_being_visited():
+    """Leaving a level ends its tangents by the level's identity: no registry of dual tensors is
+    kept (which would keep them alive), and a new level never sees an old tangent."""
+    fw = ag.autograd.forward_ad
+    with fw.dual_level() as level:
+        x = fw.make_dual(ag.tensor([1.0]), ag.tensor([2.0]))
+        alive = weakref.ref(x)
+    assert level == 0 and x._tangent is not None
+    with fw.dual_level():
+        assert fw.unpack_dual(x).tangent is None
+    del x
+    gc.collect()
+    assert alive() is None

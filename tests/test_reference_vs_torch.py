@@ -17,7 +17,9 @@ from autograd_conformance import reference
 
 
 # Warnings torch emits once per process (MISC-14): whether one shows depends on the tests run before.
-WARN_ONCE = ("Using backward() with create_graph=True", "Converting a tensor with requires_grad=True")
+# (torch 2.13's first forward-mode AD call scripts helpers with the deprecated torch.jit.script.)
+WARN_ONCE = ("Using backward() with create_graph=True", "Converting a tensor with requires_grad=True",
+             "`torch.jit.script` is deprecated")
 
 
 def outcome(ag, f):
@@ -264,6 +266,11 @@ def req3(ag):
     p = ag.nn.Parameter(ag.ones(2, dtype=ag.int64), requires_grad=False); r = (p.requires_grad, p.dtype)
     return r, raises(lambda: ag.nn.Parameter(ag.ones(2, dtype=ag.int64)))
 @case
+def req4(ag):
+    x = ag.tensor([[1.0, 3.0, 2.0], [0.5, 4.0, -1.0]], requires_grad=True)
+    results = [x.argmax(), x.argmax(dim=1), x.argmax(0, keepdim=True), x > 1, x == x, x.to(ag.int64), x.to(ag.bool)]
+    return [(t, t.requires_grad, t.grad_fn) for t in results]
+@case
 def req6(ag):
     x = ag.tensor([1.0], requires_grad=True); y = x * 2; r = []
     for f in [lambda: setattr(y, 'requires_grad', False), lambda: setattr(y, 'requires_grad', True), lambda: y.requires_grad_(True), lambda: y.requires_grad_(False)]:
@@ -307,6 +314,20 @@ def mode6(ag):
         with ag.inference_mode(False):
             z = x * 2
     return r, y.requires_grad, y.is_leaf, y.is_inference(), x.is_inference(), z.requires_grad
+@case
+def mode12(ag):
+    x = ag.tensor([1.0], requires_grad=True)
+    with ag.no_grad():
+        with ag.inference_mode(mode=False):
+            inside = (ag.is_grad_enabled(), ag.is_inference_mode_enabled(), (x * 2).requires_grad)
+        after = ag.is_grad_enabled()
+    @ag.inference_mode
+    def bare(t): return t * 2
+    @ag.inference_mode(False)
+    def off(t): return t * 2
+    with ag.inference_mode():
+        called = (off(x).requires_grad, off(x).is_inference(), ag.is_inference_mode_enabled())
+    return inside, after, bare(x).requires_grad, bare(x).is_inference(), bare.__name__, called
 @case
 def mode7(ag):
     x = ag.tensor([1.0], requires_grad=True)
@@ -597,6 +618,130 @@ def dtypes_(ag):
 @case
 def reprs(ag):
     return [repr(ag.tensor([True, False])), repr(ag.tensor([])), repr(ag.zeros(0, 3)), repr(ag.tensor([1e-5, 1.0])), repr(ag.tensor([1e9, 1.0])), repr(ag.tensor([[1.5, 2], [3, 4]], dtype=ag.float64, requires_grad=True)), repr(ag.tensor([1, 2, 3]) * 2.5), repr(ag.tensor([1, -20, 3])), repr(ag.tensor([2.0, 0.4, 0.06])), repr(ag.tensor([[4., 0.], [0., 27.]])), repr(ag.tensor(float('nan'))), repr(ag.tensor([float('inf'), 1.0]))]
+
+@case
+def anomaly_state(ag):
+    r = [(ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled())]
+    ag.autograd.set_detect_anomaly(True, check_nan=False); r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    with ag.autograd.detect_anomaly():
+        with ag.autograd.set_detect_anomaly(False): r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+        r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    r.append((ag.is_anomaly_enabled(), ag.is_anomaly_check_nan_enabled()))
+    ag.autograd.set_detect_anomaly(False); return r
+@case
+def anomaly_nan(ag):  # GRAD-7, ANOM-2, ANOM-3, ANOM-4 (the traceback: this file's frames, the same for both)
+    x = ag.tensor([0.0, 4.0], requires_grad=True); y = ag.tensor([2.0], requires_grad=True); r = []
+    with ag.autograd.detect_anomaly():
+        x.sqrt().sum().backward(); r.append(x.grad); x.grad = None
+        r.append(raises(lambda: (x.sqrt() * 0).sum().backward()))
+        r.append(raises(lambda: (ag.tensor([float('nan')]) * y).sum().backward()))
+    z = (x / x).sum()
+    with ag.autograd.set_detect_anomaly(True): r.append(raises(z.backward))
+    with ag.autograd.set_detect_anomaly(True, check_nan=False): (x.sqrt() * 0).sum().backward()
+    return r, x.grad
+@case
+def anomaly_hint(ag):  # INP-18 and ANOM-4 for a version error and a freed graph
+    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x.exp(); y.add_(1); r = []
+    with ag.autograd.set_detect_anomaly(True):
+        r.append(raises(lambda: y.sum().backward()))
+        z = x.tanh().sum(); z.backward(); r.append(raises(z.backward))
+    return r
+@case
+def layout_first_grad(ag):  # BC-4, LAYOUT-1
+    leaves = [ag.zeros(3, 2).t(), ag.zeros(2, 3, 4).transpose(0, 2).transpose(1, 2), ag.zeros(3, 1).expand(2, 3, 4), ag.zeros(3, 4).narrow(1, 1, 2), ag.zeros(4, 3).narrow(0, 1, 2)]
+    r = []
+    for leaf in leaves:
+        x = leaf.detach().requires_grad_(); (x * 2).sum().backward(); r.append((x.stride(), x.is_contiguous(), x.grad.stride(), x.grad.is_contiguous()))
+    return r
+@case
+def layout_kept(ag):  # ACC-3, LAYOUT-2, ACC-5
+    x = ag.zeros(2, 3, requires_grad=True); x.grad = ag.zeros(3, 2).t(); g = x.grad
+    with warnings.catch_warnings():  # torch's performance note on a manual layout, once per process
+        warnings.simplefilter("ignore")
+        (x * 2).sum().backward()
+    x.grad.zero_(); (x * 3).sum().backward(); r = [x.grad is g, x.grad.stride(), x.grad]
+    u = ag.zeros(2, requires_grad=True); v = ag.zeros(2, requires_grad=True); w = ag.ones(2)
+    (u + v).backward(w); u.backward(w); return r, u.grad, v.grad, w, u.grad is w
+@case
+def grad_assignment(ag):  # ACC-12
+    x = ag.zeros(2, requires_grad=True)
+    return [raises(lambda: setattr(x, "grad", t)) for t in (ag.zeros(3), ag.zeros(2, dtype=ag.float64), x)]
+
+@case
+def func1_2_3(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); v = ag.tensor([1.0, 0.5, 0.25], dtype=ag.float64)
+    f = lambda a: a ** 2 * a.sum(); two = lambda a, b: (a.sum() * b, a * b.sum()); y = ag.tensor([[0.5, -1.0]], dtype=ag.float64)
+    s = ag.tensor([[2.0]], dtype=ag.float64)
+    return (F.vjp(f, x, v), F.jvp(f, x, v), F.vjp(two, (x, y), (ag.ones(1, 2, dtype=ag.float64), v)), F.jvp(two, (x, y), (v, y)),
+            F.vjp(lambda a: (a ** 2).sum().reshape(1, 1), x), F.jvp(lambda a: a * x, s), raises(lambda: F.vjp(f, x)), raises(lambda: F.jvp(f, x)),
+            raises(lambda: F.vjp(f, x, v[:2])), raises(lambda: F.jvp(two, (x, y), (v,))))
+@case
+def func4_5_8(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); y = ag.tensor([[0.5, 1.5]], dtype=ag.float64)
+    g = lambda a, b: (a ** 2).sum() * (b ** 3).sum(); w = (ag.ones(3, dtype=ag.float64), -y)
+    return (F.hessian(g, (x, y)), F.hessian(g, (x, y), vectorize=True), F.hessian(lambda a: (a ** 3).sum().reshape(1, 1), x),
+            F.hvp(g, (x, y), w), F.vhp(g, (x, y), w), F.hvp(lambda a: (a ** 3).sum(), y[0, :1]),
+            F.jacobian(lambda a, b: (a.sum() * b, a * b.sum()), (x, y), vectorize=True),
+            raises(lambda: F.hessian(lambda a: a ** 3, x)), raises(lambda: F.hvp(lambda a: (a ** 3, a), x, x)))
+@case
+def func6(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64); y = ag.tensor([[0.5, -1.0]], dtype=ag.float64)
+    calls = [lambda s: F.jacobian(lambda a, b: a * 2, (x, y), strict=s), lambda s: F.vjp(lambda a: (a * 2).detach(), x, x, strict=s),
+             lambda s: F.jvp(lambda a, b: a * 2, (x, y), (x, y), strict=s), lambda s: F.hessian(lambda a: a.sum(), x, strict=s),
+             lambda s: F.hvp(lambda a, b: (a ** 3).sum(), (x, y), (x, y), strict=s), lambda s: F.vhp(lambda a: (3 * a).sum(), x, x, strict=s)]
+    return [(call(False), raises(lambda: call(True))) for call in calls] + [raises(lambda: F.jacobian(lambda a: a, x, strict=True, vectorize=True))]
+@case
+def func7(ag):
+    F = ag.autograd.functional; x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64, requires_grad=True); ones = ag.ones(3, dtype=ag.float64)
+    cube = lambda a: (a ** 3).sum(); r = []
+    for cg in (False, True):
+        results = [F.vjp(lambda a: a ** 2, x, ones, create_graph=cg)[1], F.jvp(lambda a: a ** 3, x, ones, create_graph=cg)[1],
+                   F.jacobian(lambda a: a ** 2, x, create_graph=cg), F.hessian(cube, x, create_graph=cg),
+                   F.hvp(cube, x, ones, create_graph=cg)[1], F.vhp(cube, x, ones, create_graph=cg)[1]]
+        r.append([t.requires_grad for t in results])
+    r.append([ag.autograd.grad(t.sum(), x)[0] for t in results])
+    return r, x.grad
+@case
+def jac10(ag):
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True); w = ag.tensor([0.5, 0.25], requires_grad=True)
+    J = ag.autograd.grad(x ** 2, x, ag.eye(3), is_grads_batched=True)
+    both = ag.autograd.grad(((x.sum() * w), x ** 2), (x, w), (ag.ones(2, 2), ag.ones(2, 3)), is_grads_batched=True)
+    return J, both, x.grad
+
+@case
+def forward_ad_errors(ag):
+    fw, x, v = ag.autograd.forward_ad, ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0])
+    r = [raises(lambda: fw.make_dual(x, v))]
+    with fw.dual_level():
+        d = fw.make_dual(x, v)
+        r += [raises(lambda: fw.make_dual(x, ag.ones(2, 1))), raises(lambda: fw.make_dual(ag.tensor([1, 2]), v)),
+              raises(lambda: fw.make_dual(x, ag.tensor([1, 2]))), raises(lambda: fw.make_dual(d, v)),
+              raises(lambda: fw.dual_level().__enter__())]
+    return r
+@case
+def forward_ad_ops(ag):
+    fw = ag.autograd.forward_ad
+    with fw.dual_level():
+        a = fw.make_dual(ag.tensor([[1.0, 2.0], [4.0, 0.5]]), ag.tensor([[0.5, -1.0], [2.0, 1.0]]))
+        b = fw.make_dual(ag.tensor([3.0, -2.0]), ag.tensor([1.0, 0.25]))
+        results = [3 - a, 2 / a, a * 2 + 1, a ** 0, a @ b, b @ a, a.unsqueeze(0), a[:1].squeeze(0), b.expand(3, 2), a.t(),
+                   a.select(1, 0), a.narrow(0, 1, 1), a.flatten(), a.view(4), a.to(ag.float64), a.sgn(), a.T,
+                   ag.nn.MSELoss()(a, a * b), ag.nn.MSELoss(reduction="sum")(b * a, a), ag.nn.MSELoss(reduction="none")(a, a * b),
+                   a.sum(dim=(0, 1)), a.mean(dim=-1, keepdim=True), a[[1, 1]], (a > 1), a.contiguous()]
+        return [fw.unpack_dual(t).tangent for t in results]
+@case
+def forward_ad_modes(ag):
+    fw = ag.autograd.forward_ad
+    with fw.dual_level():
+        x = fw.make_dual(ag.tensor([1.0, 2.0]), ag.tensor([0.5, -1.0]))
+        with ag.no_grad():
+            kept = ag.exp(x)
+        with ag.inference_mode():
+            off, read = x * 2, fw.unpack_dual(x).tangent
+        y = x * 3
+        y.detach_()
+        r = [fw.unpack_dual(t).tangent for t in (kept, off, x.detach(), y, x.detach() * x)] + [read]
+    return r + [fw.unpack_dual(x).tangent]
 
 
 @pytest.mark.parametrize("name", sorted(cases))

@@ -53,6 +53,7 @@ def test_the_time_limit_is_not_an_exception_an_engine_could_swallow():
 
 HOSTILE = ("broken.hostile.hanging_backward", "broken.hostile.exiting_backward",
            "broken.hostile.script_errors")
+QUICK_LEAF_BEHAVIOURS = ("LEAF-1", "LEAF-3", "LEAF-5", "LEAF-6", "LEAF-8", "REQ-9", "MISC-3")
 
 
 @pytest.mark.parametrize("workers", [None, "2"], ids=["default", "n2"])
@@ -63,7 +64,10 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
     as not run, torch gets every result, and the report names the causes."""
     report = tmp_path / "run.html"
     engines = [arg for spec in ("torch", *HOSTILE) for arg in ("--engine", spec)]
-    run = run_pytest("suites/test_leaves.py", *engines, "--test-timeout", "5",
+    # The chapter's first behaviours (LEAF-8 is script-errors' markup): the LEAF tests added later
+    # approach the 5 s limit on script-errors under load while hypothesis shrinks their failures.
+    quick = [arg for id_ in QUICK_LEAF_BEHAVIOURS for arg in ("--behaviour", id_)]
+    run = run_pytest("suites/test_leaves.py", *engines, *quick, "--test-timeout", "5",
                      *(["-n", workers] if workers else []), f"--report={report}", timeout=300)
     assert run.returncode == 1, run.stdout + run.stderr
     data = json.loads(report.with_suffix(".json").read_text())

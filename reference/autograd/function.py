@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from .. import grad_mode
+from ..dual import tangent
 from ..graph import Node, original
 from ..ops.common import sum_to
 from ..tensor import Tensor, make
@@ -20,6 +21,8 @@ from ..tensor import Tensor, make
 _state = grad_mode.state
 ONCE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
 DIRTY_LEAF_MESSAGE = "a leaf Variable that requires grad has been used in an in-place operation."
+JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Function to use it with forward mode "
+               "AD. (The reference engine runs no custom jvp.)")
 
 
 class FunctionBackward(Node):
@@ -142,7 +145,10 @@ class Function:
     @classmethod
     def apply(cls, *args):
         """Run forward, then make its outputs the node's when an argument requires grad in grad
-        mode (FN-1, FN-14)."""
+        mode (FN-1, FN-14). An argument with a tangent (forward-mode AD) is refused: the
+        reference runs no custom jvp."""
+        if any(isinstance(a, Tensor) and tangent(a) is not None for a in args):
+            raise NotImplementedError(JVP_MESSAGE)
         ctx = _node_class(cls)(args)
         result = _run_forward(cls, ctx, args)
         outputs = result if isinstance(result, tuple) else (result,)

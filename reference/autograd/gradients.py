@@ -111,9 +111,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
-    if is_grads_batched:
-        raise NotImplementedError("reference: is_grads_batched is not supported")
     allow_unused = allow_unused or materialize_grads
+    if is_grads_batched:
+        return _batched(outputs, inputs, grad_outputs, retain_graph, create_graph=create_graph,
+                        allow_unused=allow_unused, materialize_grads=materialize_grads)
     outputs = _as_tuple(outputs)
     named = inputs if isinstance(inputs, dict) else None
     inputs = tuple(named.values()) if named is not None else _as_tuple(inputs)
@@ -151,3 +152,27 @@ def _capture(captured, node):
     def store(grad):
         captured[node] = grad
     return store
+
+
+def _batched(outputs, inputs, grad_outputs, retain_graph, **options):
+    """is_grads_batched=True (JAC-10): the first dim of each grad_output is a batch of vectors, and
+    each result holds one vjp per vector, stacked along a new first dim. torch maps one backward
+    pass over the batch (vmap); one pass per vector gives the same values."""
+    batches = _as_tuple(grad_outputs)
+    size = batches[0].shape[0]
+    passes = [grad(outputs, inputs, tuple(g[k] for g in batches),
+                   retain_graph=True if k + 1 < size else retain_graph, **options) for k in range(size)]
+    return tuple(None if first is None else stack([row[i] for row in passes], options["create_graph"])
+                 for i, first in enumerate(passes[0]))
+
+
+def stack(rows, differentiable):
+    """The tensors `rows`, of one shape, stacked along a new first dim; when differentiable, by index
+    assignment into zeros, so that gradients flow back to each row."""
+    stacked = make(np.zeros((len(rows),) + rows[0].shape, rows[0]._array.dtype))
+    for k, row in enumerate(rows):
+        if differentiable:
+            stacked[k] = row
+        else:
+            stacked._array[k] = row._array
+    return stacked

@@ -9,7 +9,7 @@ the op's exact derivative, so float64 programs agree with central differences (V
 - `common.py`      operands, results, and the helpers formulas share
 - `arithmetic.py`  + - * / ** and negation
 - `elementwise.py` exp, log, tanh, sigmoid, relu, sqrt, abs, sgn, comparisons
-- `reductions.py`  sum, mean, mse_loss
+- `reductions.py`  sum, mean, mse_loss, argmax
 - `views.py`       reshape/view, unsqueeze, squeeze, expand, transpose, t
 - `indexing.py`    a[key], select, narrow
 - `linalg.py`      matmul, addmm, linear
@@ -24,11 +24,11 @@ from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
 from .indexing import index, narrow, select
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
-from .reductions import mean, mse_loss, sum
+from .reductions import argmax, mean, mse_loss, sum
 from .views import expand, flatten, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
-    "abs", "add", "add_", "clone", "compare", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "index",
+    "abs", "add", "add_", "argmax", "clone", "compare", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "index",
     "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
     "pow", "rdiv", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
     "sum", "t", "tanh", "to", "transpose", "unsqueeze", "view",

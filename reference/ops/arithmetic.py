@@ -1,4 +1,5 @@
-"""Arithmetic: + - * / ** and negation, each forward followed by its backward node.
+"""Arithmetic: + - * / ** and negation, each forward (with its forward-mode derivative, `jvp`: one
+rule per input, applied to that input's tangent) followed by its backward node.
 
 Binary ops broadcast and promote like torch (`common.elementwise`); their backward sums each
 gradient back to its input's shape and dtype (BC-1, BC-3). A reflected op with a Python number on
@@ -9,6 +10,7 @@ import math
 import numpy as np
 
 from .. import dtypes
+from ..dual import jvp, unchanged
 from ..graph import Node, record
 from ..tensor import Tensor
 from .common import ResultNode, elementwise, log, meta, output, output_saved, requires, sum_to, value
@@ -20,7 +22,7 @@ def add(a, b):
     node = record(AddBackward0, a, b)
     if node is not None:
         node.metas = (meta(a), meta(b))
-    return output(out, node)
+    return jvp(output(out, node), (a, b), unchanged, unchanged)
 
 
 class AddBackward0(Node):
@@ -38,7 +40,7 @@ def sub(a, b):
     node = record(SubBackward0, a, b)
     if node is not None:
         node.metas = (meta(a), meta(b))
-    return output(out, node)
+    return jvp(output(out, node), (a, b), unchanged, np.negative)
 
 
 class SubBackward0(Node):
@@ -56,7 +58,7 @@ def rsub(a, number):
     if not isinstance(number, (int, float)):
         return sub(number, a)
     out, number, a = elementwise(np.subtract, number, a)
-    return output(out, record(RsubBackward1, a))
+    return jvp(output(out, record(RsubBackward1, a)), (a,), np.negative)
 
 
 class RsubBackward1(Node):
@@ -73,7 +75,7 @@ def mul(a, b):
     if node is not None:
         node.save(a if requires(b) else None, b if requires(a) else None)
         node.metas = (meta(a), meta(b))
-    return output(out, node)
+    return jvp(output(out, node), (a, b), lambda da: da * value(b), lambda db: value(a) * db)
 
 
 class MulBackward0(Node):
@@ -97,7 +99,8 @@ def div(a, b):
     if node is not None:
         node.save(a if requires(b) else None, b)
         node.metas = (meta(a), meta(b))
-    return output(out, node)
+    x, y = value(a), value(b)
+    return jvp(output(out, node), (a, b), lambda da: da / y, lambda db: -db * ((x / y) / y))
 
 
 class DivBackward0(Node):
@@ -118,7 +121,8 @@ def rdiv(a, number):
         return div(number, a)
     if a._array.dtype.kind != "f":
         return div(number, a)
-    return mul(output_saved(np.reciprocal(a._array, out=...), record(ReciprocalBackward0, a)), number)
+    result = output_saved(np.reciprocal(a._array, out=...), record(ReciprocalBackward0, a))
+    return mul(jvp(result, (a,), lambda da: -da * (result._array * result._array)), number)
 
 
 class ReciprocalBackward0(ResultNode):
@@ -130,7 +134,7 @@ class ReciprocalBackward0(ResultNode):
 
 
 def neg(a):
-    return output(np.negative(a._array, out=...), record(NegBackward0, a))
+    return jvp(output(np.negative(a._array, out=...), record(NegBackward0, a)), (a,), np.negative)
 
 
 class NegBackward0(Node):
@@ -145,14 +149,17 @@ class NegBackward0(Node):
 def pow(a, exponent):
     """a ** exponent: PowBackward0 for a number exponent, PowBackward1 for a tensor (GFN-1)."""
     out, a, exponent = elementwise(np.power, a, exponent)
+    x, k = value(a), value(exponent)
     if not isinstance(exponent, Tensor):
-        return output(out, record(PowBackward0, a), a, exponent)
+        out = output(out, record(PowBackward0, a), a, exponent)
+        return jvp(out, (a,), lambda da: da * 0 if k == 0 else da * (k * x ** (k - 1)))
     node = record(PowBackward1, a, exponent)
     out = output(out, node)
     if node is not None:
         node.save(a, exponent, out.detach())
         node.metas = (meta(a), meta(exponent))
-    return out
+    return jvp(out, (a, exponent), lambda da: da * (k * x ** (k - 1)),
+               lambda dk: dk * (out._array * log(x + (x == 0))))
 
 
 class PowBackward0(Node):
@@ -186,10 +193,11 @@ def rpow(a, base):
     out, base, a = elementwise(np.power, base, a)
     node = record(PowBackward2, a)
     out = output(out, node)
+    log_base = math.log(base) if base > 0 else math.nan
     if node is not None:
         node.save(a, out.detach())
-        node.log_base = math.log(base) if base > 0 else math.nan
-    return out
+        node.log_base = log_base
+    return jvp(out, (a,), lambda da: da * (out._array * log_base))
 
 
 class PowBackward2(Node):

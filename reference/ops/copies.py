@@ -1,11 +1,13 @@
-"""Copies that stay in the graph: clone, and dtype conversions (LEAF-3)."""
+"""Copies that stay in the graph: clone, and dtype conversions (LEAF-3). Forward mode copies the
+tangent alike (`jvp`)."""
+from ..dual import jvp, unchanged
 from ..graph import Node, record
 from .common import cast, output
 
 
 def clone(a):
     """A copy that stays in the graph (LEAF-3: a non-leaf), its elements in row-major order."""
-    return output(a._array.copy(), record(CloneBackward0, a))
+    return jvp(output(a._array.copy(), record(CloneBackward0, a)), (a,), unchanged)
 
 
 def contiguous(a):
@@ -31,7 +33,7 @@ def to(a, dtype):
     node = record(ToCopyBackward0, a) if dtype.is_floating_point else None
     if node is not None:
         node.dtype = a._array.dtype
-    return output(out, node)
+    return jvp(output(out, node), (a,), unchanged)
 
 
 class ToCopyBackward0(Node):

@@ -1,17 +1,21 @@
 """Elementwise functions of one tensor: exp, log, tanh, sigmoid, relu, sqrt, abs, sgn; comparisons.
 
-Where the derivative is cheapest in terms of the output (exp, tanh, sigmoid, relu, sqrt), the node
-saves the output, so modifying that output in place breaks backward (INP-6).
+Each forward gives its result's tangent (`jvp`, forward-mode AD) from its derivative, which its
+backward node then applies to the incoming gradient. Where the derivative is cheapest in terms of
+the output (exp, tanh, sigmoid, relu, sqrt), the node saves the output, so modifying that output
+in place breaks backward (INP-6).
 """
 import numpy as np
 
+from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import Tensor, make
 from .common import ResultNode, as_operand, output, output_saved, sign, unary, value
 
 
 def exp(a):
-    return output_saved(np.exp(a._array, out=...), record(ExpBackward0, a))
+    out = output_saved(np.exp(a._array, out=...), record(ExpBackward0, a))
+    return jvp(out, (a,), lambda da: da * out._array)
 
 
 class ExpBackward0(ResultNode):
@@ -25,7 +29,8 @@ class ExpBackward0(ResultNode):
 
 
 def log(a):
-    return output(np.log(a._array, out=...), record(LogBackward0, a), a)
+    out = output(np.log(a._array, out=...), record(LogBackward0, a), a)
+    return jvp(out, (a,), lambda da: da / a._array)
 
 
 class LogBackward0(Node):
@@ -40,7 +45,8 @@ class LogBackward0(Node):
 
 
 def tanh(a):
-    return output_saved(np.tanh(a._array, out=...), record(TanhBackward0, a))
+    out = output_saved(np.tanh(a._array, out=...), record(TanhBackward0, a))
+    return jvp(out, (a,), lambda da: da * (1 - out._array * out._array))
 
 
 class TanhBackward0(ResultNode):
@@ -58,7 +64,8 @@ def sigmoid(a):
     x = a._array
     e = np.exp(-np.abs(x))
     out = unary(np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False))
-    return output_saved(out, record(SigmoidBackward0, a))
+    out = output_saved(out, record(SigmoidBackward0, a))
+    return jvp(out, (a,), lambda da: da * ((1 - out._array) * out._array))
 
 
 class SigmoidBackward0(ResultNode):
@@ -72,7 +79,8 @@ class SigmoidBackward0(ResultNode):
 
 
 def relu(a):
-    return output_saved(np.maximum(a._array, 0, out=...), record(ReluBackward0, a))
+    out = output_saved(np.maximum(a._array, 0, out=...), record(ReluBackward0, a))
+    return jvp(out, (a,), lambda da: da * (out._array > 0))
 
 
 class ReluBackward0(ResultNode):
@@ -106,7 +114,8 @@ class ThresholdBackwardBackward0(Node):
 
 
 def sqrt(a):
-    return output_saved(np.sqrt(a._array, out=...), record(SqrtBackward0, a))
+    out = output_saved(np.sqrt(a._array, out=...), record(SqrtBackward0, a))
+    return jvp(out, (a,), lambda da: da / (2 * out._array))
 
 
 class SqrtBackward0(ResultNode):
@@ -118,7 +127,8 @@ class SqrtBackward0(ResultNode):
 
 
 def abs(a):
-    return output(np.abs(a._array, out=...), record(AbsBackward0, a), a)
+    out = output(np.abs(a._array, out=...), record(AbsBackward0, a), a)
+    return jvp(out, (a,), lambda da: da * np.sign(a._array))
 
 
 class AbsBackward0(Node):
@@ -132,7 +142,7 @@ class AbsBackward0(Node):
 
 def sgn(a):
     """The sign, whose gradient is zero (GRAD-5), not absent."""
-    return output(np.sign(a._array, out=...), record(SgnBackward0, a))
+    return jvp(output(np.sign(a._array, out=...), record(SgnBackward0, a)), (a,), lambda da: da * 0)
 
 
 class SgnBackward0(Node):

@@ -1,9 +1,11 @@
 """Reading by index: `a[key]`. Ints and slices give views; any other key gives a copy.
 
-Writing by index (`a[key] = value`) is an in-place op: see inplace.py.
+Forward mode takes the same elements of the input's tangent (`jvp`). Writing by index
+(`a[key] = value`) is an in-place op: see inplace.py.
 """
 import numpy as np
 
+from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import Tensor
 from .common import dims_of, make, output, scatter_add, unary, zeros_for
@@ -61,7 +63,7 @@ def _index_once(a, key, node_class):
             node.save(*(make(np.asarray(k)) if isinstance(k, (np.ndarray, list)) else k
                         for k in (key if isinstance(key, tuple) else (key,))))
     if node_class is IndexBackward0 and not np.may_share_memory(out, x):
-        return output(unary(out), node)
+        return jvp(output(unary(out), node), (a,), lambda da: da[key])
     return view_of(a, out, node, lambda positions: positions[key])
 
 

@@ -6,6 +6,7 @@ shares with its views (INP-10), and are refused where torch refuses them (INP-1,
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..dual import tangent
 from ..graph import Node, record, recording
 from ..tensor import Tensor, make
 from .arithmetic import add, div, mul, sub
@@ -23,6 +24,7 @@ NO_GRAD_VIEW_MESSAGE = (
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory "
     "location. Please clone() the tensor before performing the operation.")
+FORWARD_AD_MESSAGE = "reference: forward-mode AD through in-place ops is not supported"
 INPLACE_INFERENCE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
     "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
@@ -34,7 +36,10 @@ def _check_inplace(a, leaf_message, *operands):
     tensors (MODE-7); in grad mode, a view taken under no_grad that the op would record (VIEW-13),
     and requiring leaves and their views (INP-1, VIEW-6, MSG-6), index assignment included
     (INP-3). A leaf that does not require grad, and under no_grad one that does, may be modified
-    in place (INP-4, MODE-3)."""
+    in place (INP-4, MODE-3). The reference has no forward-mode rule for in-place ops: it refuses
+    them on tensors with a tangent rather than leave a stale one."""
+    if any(isinstance(x, Tensor) and tangent(x) is not None for x in (a, *operands)):
+        raise NotImplementedError(FORWARD_AD_MESSAGE)
     view = a._view
     if view is not None and view.overlaps():
         raise RuntimeError(OVERLAP_MESSAGE)

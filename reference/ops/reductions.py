@@ -1,13 +1,16 @@
-"""Reductions: sum and mean, over all elements or over dims, and the MSE loss.
+"""Reductions: sum and mean, over all elements or over dims, the MSE loss, and argmax.
 
 Their nodes save only sizes (RETAIN-3): a second backward through them works. The backward spreads
-the gradient back over the reduced dims, without copying (`expand_to`).
+the gradient back over the reduced dims, without copying (`expand_to`). A reduction is linear: in
+forward mode it reduces the tangent as it reduced the values (`jvp`).
 """
 import math
 
 import numpy as np
 
+from ..dual import jvp, unchanged
 from ..graph import Node, record
+from ..tensor import make
 from .common import dims_of, expand_to, meta, output, sum_to, unary
 
 
@@ -16,15 +19,23 @@ def _kept_shape(shape, dims):
     return tuple(1 if i in dims else n for i, n in enumerate(shape))
 
 
+def _over(reduce, a, dim, keepdim):
+    """The reduction of an array of a's shape: over every element, or over dims."""
+    if dim is None:
+        return lambda x: unary(reduce(x))
+    dims = dims_of(a, dim)
+    return lambda x: unary(reduce(x, axis=dims, keepdims=keepdim) if x.ndim else x.copy())
+
+
 def sum(a, dim=None, keepdim=False):
     """Sum of all elements (SumBackward0) or over dims (SumBackward1); saves only sizes (RETAIN-3)."""
     x = a._array
+    reduce = _over(np.sum, a, dim, keepdim)
+    out = reduce(x)
     if dim is None:
-        out = unary(x.sum())
         node = record(SumBackward0, a)
     else:
         dims = dims_of(a, dim)
-        out = unary(x.sum(axis=dims, keepdims=keepdim) if x.ndim else x.copy())
         node = record(SumBackward1, a)
         if node is not None:
             node.kept_shape = _kept_shape(x.shape, dims)
@@ -32,7 +43,7 @@ def sum(a, dim=None, keepdim=False):
         out = out.astype(np.int64)
     if node is not None:
         node.shape = x.shape
-    return output(out, node)
+    return jvp(output(out, node), (a,), reduce)
 
 
 class SumBackward0(Node):
@@ -59,20 +70,20 @@ def mean(a, dim=None, keepdim=False):
     if x.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {a.dtype.torch_name}")
+    reduce = _over(np.mean, a, dim, keepdim)
+    out = reduce(x)
     if dim is None:
-        out = unary(x.mean())
         node = record(MeanBackward0, a)
         count = x.size
     else:
         dims = dims_of(a, dim)
-        out = unary(x.mean(axis=dims, keepdims=keepdim) if x.ndim else x.copy())
         node = record(MeanBackward1, a)
         count = math.prod(x.shape[d] for d in dims) if x.ndim else 1
         if node is not None:
             node.kept_shape = _kept_shape(x.shape, dims)
     if node is not None:
         node.shape, node.count = x.shape, count
-    return output(out, node)
+    return jvp(output(out, node), (a,), reduce)
 
 
 class MeanBackward0(Node):
@@ -95,13 +106,15 @@ class MeanBackward1(Node):
 
 def mse_loss(a, b, reduction="mean"):
     """mean((a - b)^2) in one node, as nn.MSELoss records it (GFN-2: MseLossBackward0)."""
-    squared = (a._array - b._array) ** 2
-    out = unary(squared.mean() if reduction == "mean" else squared.sum() if reduction == "sum" else squared)
+    difference = a._array - b._array
+    total = {"mean": np.mean, "sum": np.sum}.get(reduction, unchanged)
+    out = unary(total(difference ** 2))
     node = record(MseLossBackward0, a, b)
     if node is not None:
         node.save(a, b)
         node.metas, node.reduction = (meta(a), meta(b)), reduction
-    return output(out, node)
+    return jvp(output(out, node), (a, b), lambda da: total(2 * difference * da),
+               lambda db: total(-2 * difference * db))
 
 
 class MseLossBackward0(Node):
@@ -115,3 +128,11 @@ class MseLossBackward0(Node):
         common = norm * (a - b) * grad
         return (sum_to(common, self.metas[0]) if self.needs_grad(0) else None,
                 sum_to(-common, self.metas[1]) if self.needs_grad(1) else None)
+
+
+def argmax(a, dim=None, keepdim=False):
+    """The index of the largest element, of all (flattened) or along `dim`: an int64 result, never
+    recorded, so it does not require grad whatever its input does (REQ-4)."""
+    x = a._array
+    index = x.argmax() if dim is None else x.argmax(axis=dim, keepdims=keepdim)
+    return make(np.asarray(index, dtype=np.int64))

@@ -6,11 +6,13 @@ either is seen by both and by the graph.
 Each view keeps a `View`: for each of its elements, the flat position in the base of the element
 it shares. That is all the graph needs: an in-place op on a view rewrites those positions of the
 base (CopySlices, inplace.py), and a view whose storage changed reads its elements back from the
-base's new graph (AsStridedBackward0, `View.follow_base`).
+base's new graph (AsStridedBackward0, `View.follow_base`). A view op is linear: in forward mode it
+takes the same view of its input's tangent (`jvp`).
 """
 import numpy as np
 
 from .. import grad_mode
+from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import make
 from .common import dims_of, meta, output, scatter_add, sum_to, swap_dims
@@ -55,12 +57,13 @@ def positions_in_base(a):
 
 def view_of(a, array, node, how):
     """The result of a view op on `a`: `array` shares a's storage; `how` does to any array of a's
-    shape what the op did (it maps a's positions in the base to the view's)."""
+    shape what the op did (it maps a's positions in the base to the view's, and a's tangent to the
+    view's)."""
     out = make(array, node is not None, node)
     out._counter = a._shared_counter()
     out._base = a._base if a._base is not None else a
     out._view = View(how(positions_in_base(a)), out._counter.value)
-    return out
+    return jvp(out, (a,), how)
 
 
 class AsStridedBackward0(Node):
@@ -93,7 +96,7 @@ def reshape(a, shape):
         node.shape = x.shape
     if np.may_share_memory(out, x):
         return view_of(a, out, node, lambda p: p.reshape(shape))
-    return output(out, node)
+    return jvp(output(out, node), (a,), lambda da: da.reshape(shape))
 
 
 def flatten(a):

@@ -1,0 +1,408 @@
+"""Forward-mode AD, torch.autograd.forward_ad: inside a dual_level, make_dual gives a tensor a
+tangent v, every op carries its result's tangent J v along, and unpack_dual reads it (FWD-*).
+
+The tangents are checked against the analytic float64 oracle through the transpose of reverse
+mode: row i of J is the gradient for the unit cotangent e_i, so (J v)_i = <v, J^T e_i>
+(harness/oracles.py's analytic_jacobian), and against central differences of the program along v.
+Every level a test opens is closed within the same script step (a `with` block), so that a failing
+engine cannot leak an open level into later tests.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import event, given, strategies as st
+
+from autograd_conformance.harness.checks import held_constant
+from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
+                                                  analytic_jacobian, central_difference_jacobian)
+from autograd_conformance.harness.script import Script, literal, tensor_literal
+from autograd_conformance.harness.strategies import (SHAPING, float_dtypes,
+                                                     full_precision_values, programs,
+                                                     recorded_intermediates, shapes, values)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+pytestmark = needs("forward_ad")
+
+FORWARD_AD = "fwAD = torch.autograd.forward_ad"
+TANGENT_BOUND = 2.0
+
+
+# ----- drawing dual programs ----------------------------------------------------------------------
+def _used_leaves(program):
+    """The leaves the output depends on."""
+    used = program.ancestors()
+    return [leaf.name for leaf in program.leaves if leaf.name in used]
+
+
+@st.composite
+def _tangents(draw, program, names=None):
+    """A tangent for each leaf in `names`; by default for at least one leaf the output depends on,
+    and for any others."""
+    if names is None:
+        first = draw(st.sampled_from(_used_leaves(program)), label="dual leaf on the output's path")
+        others = draw(st.sets(st.sampled_from([leaf.name for leaf in program.leaves])),
+                      label="other dual leaves")
+        names = [leaf.name for leaf in program.leaves if leaf.name in others | {first}]
+    event(f"dual leaves: {len(names)} of {len(program.leaves)}")
+    return {name: draw(values(program.leaf(name).values.shape, program.dtype, TANGENT_BOUND),
+                       label=f"tangent of {name}") for name in names}
+
+
+def _dual_lines(program, tangents, keep_primals=False):
+    """Lines that make each leaf named in `tangents` dual, under its own name (its primal kept as
+    `<name>_primal` if `keep_primals`)."""
+    lines = []
+    for name, tangent in tangents.items():
+        dual = f"fwAD.make_dual({name}, {tensor_literal(tangent, program.dtype)})"
+        lines.append(f"{name}_primal, {name} = {name}, {dual}" if keep_primals else f"{name} = {dual}")
+    return lines
+
+
+def _in_dual_level(script, program, tangents, *after, wrap=None, within=None,
+                   keep_primals=False):
+    """Define the program's leaves, then in one dual level: make the leaves of `tangents` dual,
+    run the program's nodes (changed by `wrap`, and inside `with <within>:` if given), then the
+    lines `after`, which read what the checks need before the level closes."""
+    lines = program.script_lines(wrap=wrap)
+    leaf_lines, node_lines = lines[:len(program.leaves)], lines[len(program.leaves):]
+    if within is not None:
+        node_lines = [f"with {within}:", *("    " + line for line in node_lines)]
+    body = _dual_lines(program, tangents, keep_primals) + node_lines + list(after)
+    script.run(FORWARD_AD, *leaf_lines)
+    script.run("with fwAD.dual_level():", *("    " + line for line in body))
+
+
+def _check_jvp(script, program, tangents, name="tangent"):
+    """The script's `name` is J v, v the leaves' `tangents`, in the output's shape and dtype."""
+    __tracebackhide__ = True
+    jvp, magnitude = analytic_jacobian(program, list(tangents)).times(tangents)
+    script.check(f"{name} is not None", "the output depends on a dual tensor but has no tangent")
+    script.check(f"{name}.dtype == torch.{program.dtype}",
+                 f"the tangent has dtype {{{name}.dtype}}, the output {program.dtype}")
+    script.check_close(name, jvp, dtype=program.dtype, magnitude=magnitude,
+                       oracle="J v, J's rows by reverse mode (analytic)")
+
+
+@st.composite
+def _pair(draw, engine):
+    """A dtype, a primal and a tangent of one random shape."""
+    dtype = draw(float_dtypes(engine), label="dtype")
+    shape = draw(shapes(), label="shape")
+    return (dtype, draw(full_precision_values(shape, dtype), label="primal"),
+            draw(values(shape, dtype, TANGENT_BOUND), label="tangent"))
+
+
+def _define_pair(script, dtype, primal, tangent):
+    script.run(FORWARD_AD, f"x = {tensor_literal(primal, dtype)}", f"v = {tensor_literal(tangent, dtype)}")
+
+
+# ----- the level ----------------------------------------------------------------------------------
+@behaviour("FWD-1")
+@given(data=st.data())
+def test_make_dual_needs_an_open_level_and_levels_do_not_nest(engine, data):
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.raises("fwAD.make_dual(x, v)  # before any level")
+    script.run("with fwAD.dual_level():", "    d = fwAD.make_dual(x, v)")
+    script.raises("fwAD.make_dual(x, v)  # after the level closed")
+    script.raises("with fwAD.dual_level():\n    with fwAD.dual_level():\n        pass")
+    script.run("with fwAD.dual_level():  # the refused level left no level open",
+               "    d = fwAD.make_dual(x, v)")
+
+
+# ----- make_dual and unpack_dual ------------------------------------------------------------------
+@behaviour("FWD-2")
+@given(data=st.data())
+def test_unpack_dual_gives_the_primal_and_the_tangent(engine, data):
+    """unpack_dual(make_dual(x, v)) is a named pair: .primal (also [0]) has x's values and no
+    tangent of its own, .tangent (also [1]) is v; the dual tensor has x's values, shape, dtype."""
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.run("with fwAD.dual_level():",
+               "    d = fwAD.make_dual(x, v)",
+               "    unpacked = fwAD.unpack_dual(d)",
+               "    primals_tangent = fwAD.unpack_dual(unpacked.primal).tangent")
+    script.check("isinstance(unpacked, tuple) and len(unpacked) == 2",
+                 "unpack_dual returned {type(unpacked)}, not a pair")
+    script.check("unpacked.primal is unpacked[0] and unpacked.tangent is unpacked[1]",
+                 "unpack_dual's fields primal and tangent are not its items 0 and 1")
+    script.check("unpacked.tangent is not None", "the dual tensor has no tangent")
+    script.check(f"unpacked.tangent.dtype == torch.{dtype} and d.dtype == torch.{dtype} "
+                 f"and unpacked.primal.dtype == torch.{dtype}",
+                 "dtypes: dual {d.dtype}, primal {unpacked.primal.dtype}, "
+                 f"tangent {{unpacked.tangent.dtype}}, expected {dtype}")
+    for name, expected in (("d", "x"), ("unpacked.primal", "x"), ("unpacked.tangent", "v")):
+        script.check(f"tuple({name}.shape) == tuple({expected}.shape) "
+                     f"and np.array_equal(to_numpy({name}), to_numpy({expected}))",
+                     f"{name} is {{to_numpy({name}).tolist()}}, expected the values of {expected}, "
+                     f"{{to_numpy({expected}).tolist()}}")
+    script.check("primals_tangent is None", "the primal unpack_dual gave has a tangent of its own")
+
+
+@behaviour("FWD-2", "FWD-4")
+def test_the_tutorial_example(engine):
+    """The forward-mode AD tutorial's function x ** 2 + y ** 2 with x dual and y plain: the
+    tangent is 2 x v (exact in floating point for these values)."""
+    script = Script(engine)
+    script.run(FORWARD_AD,
+               "primal = torch.tensor([[1.0, -2.0], [0.5, 3.0]])",
+               "tangent = torch.tensor([[1.0, 0.5], [-2.0, 0.25]])",
+               "plain = torch.tensor([[2.0, 1.0], [-1.0, 0.0]])",
+               "with fwAD.dual_level():",
+               "    dual_input = fwAD.make_dual(primal, tangent)",
+               "    dual_output = dual_input ** 2 + plain ** 2",
+               "    jvp = fwAD.unpack_dual(dual_output).tangent",
+               "    value = fwAD.unpack_dual(dual_output).primal")
+    script.check("jvp is not None and to_numpy(jvp).tolist() == [[2.0, -2.0], [-2.0, 1.5]]",
+                 "the tangent of x ** 2 + y ** 2 is {jvp}, expected 2 x v = [[2, -2], [-2, 1.5]]")
+    script.check("to_numpy(value).tolist() == [[5.0, 5.0], [1.25, 9.0]]",
+                 "the primal of x ** 2 + y ** 2 is {value}, expected [[5, 5], [1.25, 9]]")
+
+
+@behaviour("FWD-3")
+@given(data=st.data())
+def test_tensors_without_a_tangent_unpack_to_none(engine, data):
+    """Inside a level, a tensor that is not dual and depends on no dual tensor (a plain leaf, an
+    op result computed from plain tensors only) has tangent None, and a plain leaf unpacks to its
+    own values; outside a level, a plain leaf has tangent None too (and every tensor: FWD-5)."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    leaves = [leaf.name for leaf in program.leaves]
+    plain_leaf = data.draw(st.sampled_from(leaves), label="plain leaf")
+    others = [name for name in leaves if name != plain_leaf]
+    dual = data.draw(st.sets(st.sampled_from(others)) if others else st.just(set()),
+                     label="dual leaves")
+    tangents = data.draw(_tangents(program, [name for name in leaves if name in dual]),
+                         label="tangents")
+    plain = [name for name in program.variables()[:-1] if not program.ancestors(name) & dual]
+    script = Script(engine)
+    script.run(FORWARD_AD, *program.script_lines()[:len(program.leaves)])
+    script.check(f"fwAD.unpack_dual({plain_leaf}).tangent is None",
+                 f"outside any level {plain_leaf} has a tangent")
+    _in_dual_level(script, program, tangents,
+                   f"plain = {{name: fwAD.unpack_dual(value).tangent for name, value in "
+                   f"zip({plain!r}, [{', '.join(plain)}])}}",
+                   f"primal = fwAD.unpack_dual({plain_leaf}).primal")
+    script.check("all(tangent is None for tangent in plain.values())",
+                 "these tensors depend on no dual tensor, yet have a tangent: "
+                 "{[name for name, tangent in plain.items() if tangent is not None]}")
+    script.check(f"np.array_equal(to_numpy(primal), to_numpy({plain_leaf}))",
+                 f"unpack_dual({plain_leaf}).primal has other values than {plain_leaf}")
+
+
+# ----- tangents are Jacobian-vector products ------------------------------------------------------
+@behaviour("FWD-4")
+@given(data=st.data())
+def test_tangents_are_jacobian_vector_products(engine, data):
+    """A random program of the op set, some of whose leaves are dual (at least one on the output's
+    path): the output's tangent is J v, of the output's shape and dtype, with J's rows the
+    analytic gradients for the unit cotangents (reverse mode's transpose)."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent")
+    _check_jvp(script, program, tangents)
+
+
+@behaviour("FWD-4")
+@needs("float64")
+@given(data=st.data())
+def test_tangents_agree_with_central_differences(engine, data):
+    """A float64 program's output tangent equals the central differences of the program along v,
+    (f(x + h v) - f(x - h v)) / 2h: an oracle that asks neither the engine nor the vjps."""
+    program = data.draw(programs(engine, output="any", dtype="float64"), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+
+    def along_v(step):
+        moved = {name: program.leaf(name).values + step * v for name, v in tangents.items()}
+        return program.evaluate(moved)[program.output]
+
+    expected = central_difference_jacobian(along_v, np.zeros(()))
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent")
+    script.check("tangent is not None", "the output depends on a dual tensor but has no tangent")
+    script.check_close("tangent", expected, dtype="float64", tolerance=FINITE_DIFFERENCE,
+                       oracle="central differences along v")
+
+
+# ----- leaving the level --------------------------------------------------------------------------
+@behaviour("FWD-5")
+@given(data=st.data())
+def test_leaving_the_level_deletes_every_tangent(engine, data):
+    """After the level closes, every tensor of the program, dual leaves and results alike, has
+    tangent None and keeps its values; a new level does not bring the tangents back, and a former
+    dual tensor can be made dual again there."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    names = program.variables()
+    tensors = f"[{', '.join(names)}]"
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, f"inside = [to_numpy(t).copy() for t in {tensors}]")
+    script.run(f"after = {{name: fwAD.unpack_dual(t).tangent for name, t in zip({names!r}, {tensors})}}")
+    script.check("all(tangent is None for tangent in after.values())",
+                 "outside the level these still have a tangent: "
+                 "{[name for name, tangent in after.items() if tangent is not None]}")
+    script.check(f"all(np.array_equal(to_numpy(t), kept) for t, kept in zip({tensors}, inside))",
+                 "leaving the level changed the values of a tensor")
+    first, tangent = next(iter(tangents.items()))
+    script.run("with fwAD.dual_level():",
+               f"    again = [fwAD.unpack_dual(t).tangent for t in {tensors}]",
+               f"    redual = fwAD.make_dual({first}, {tensor_literal(tangent, program.dtype)})",
+               "    retangent = fwAD.unpack_dual(redual).tangent")
+    script.check("all(tangent is None for tangent in again)",
+                 "a new level brought back tangents of the closed one")
+    script.check(f"retangent is not None and np.array_equal(to_numpy(retangent), {literal(tangent)})",
+                 f"{first}, dual in the closed level, did not take its new tangent: {{retangent}}")
+
+
+# ----- what make_dual refuses ---------------------------------------------------------------------
+def _other_shapes(shape):
+    """Shapes other than `shape` that a careless check might accept: with a size-1 dim added in
+    front or at the end, one broadcasting to it, the flat shape, the reversed one."""
+    numel = int(np.prod(shape, dtype=int))
+    candidates = [(1,) + shape, shape + (1,), shape[1:] if shape else (1,), (numel,), shape[::-1]]
+    return sorted({candidate for candidate in candidates if candidate != shape})
+
+
+@behaviour("FWD-6")
+@given(data=st.data())
+def test_make_dual_refuses_a_tangent_of_another_shape(engine, data):
+    dtype, primal, _ = data.draw(_pair(engine), label="pair")
+    other = data.draw(st.sampled_from(_other_shapes(primal.shape)), label="tangent shape")
+    tangent = data.draw(values(other, dtype, TANGENT_BOUND), label="tangent")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.raises(f"with fwAD.dual_level():\n    fwAD.make_dual(x, v)  # {tuple(primal.shape)} and {other}")
+
+
+@behaviour("FWD-6")
+@given(data=st.data(), which=st.sampled_from(["primal", "tangent", "both"]))
+def test_make_dual_refuses_integer_primals_and_tangents(engine, data, which):
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.run(f"xi = torch.tensor({literal(np.round(primal))}, dtype=torch.int64)",
+               f"vi = torch.tensor({literal(np.round(tangent))}, dtype=torch.int64)")
+    arguments = {"primal": "xi, v", "tangent": "x, vi", "both": "xi, vi"}[which]
+    script.raises(f"with fwAD.dual_level():\n    fwAD.make_dual({arguments})", error="ValueError")
+
+
+# ----- grad modes and detach ----------------------------------------------------------------------
+@behaviour("FWD-7")
+@given(data=st.data())
+def test_no_grad_does_not_stop_tangents(engine, data):
+    """The program's nodes run under no_grad inside the level: the output's tangent is still J v."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent",
+                   within="torch.no_grad()")
+    _check_jvp(script, program, tangents)
+
+
+@behaviour("FWD-8")
+@given(data=st.data())
+def test_detach_drops_the_tangent(engine, data):
+    """Some nodes that carry a tangent are replaced by their detach(): those have none, and the
+    output's tangent is J v of the program with them held constant (None where every path from a
+    dual leaf passes through them)."""
+    program = data.draw(programs(engine, output="any", candidates=recorded_intermediates),
+                        label="program")
+    # The dual leaves are those that require grad: then the nodes that carry a tangent and feed
+    # the output are exactly the recorded intermediates.
+    tangents = data.draw(_tangents(program, [leaf.name for leaf in program.leaves
+                                             if leaf.requires_grad]), label="tangents")
+    detached = sorted(data.draw(st.sets(st.sampled_from(recorded_intermediates(program)), min_size=1),
+                                label="detached"))
+    script = Script(engine)
+    _in_dual_level(script, program, tangents,
+                   f"detached = [fwAD.unpack_dual(t).tangent for t in [{', '.join(detached)}]]",
+                   "tangent = fwAD.unpack_dual(out).tangent",
+                   wrap=lambda name, line: [line, f"{name} = {name}.detach()"] if name in detached
+                   else [line])
+    script.check("all(t is None for t in detached)",
+                 f"detach() of {detached} kept a tangent: {{detached}}")
+    constant = held_constant(program, detached)
+    live = {name: v for name, v in tangents.items() if name in constant.ancestors()}
+    event(f"a path around the detached nodes: {bool(live)}")
+    if live:
+        _check_jvp(script, constant, live)
+    else:
+        script.check("tangent is None", "every path from a dual leaf is detached, yet the output "
+                                        "has the tangent {tangent}")
+
+
+@behaviour("FWD-8")
+@needs("inplace")
+@given(data=st.data())
+def test_detach_in_place_drops_the_tangent(engine, data):
+    """(x * w).detach_() inside a level: the result keeps its values and loses its tangent."""
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    weight = data.draw(full_precision_values(primal.shape, dtype), label="w")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.run(f"w = {tensor_literal(weight, dtype)}",
+               "with fwAD.dual_level():",
+               "    y = fwAD.make_dual(x, v) * w",
+               "    before = fwAD.unpack_dual(y).tangent",
+               "    y.detach_()",
+               "    after = fwAD.unpack_dual(y).tangent")
+    script.check("before is not None and after is None",
+                 "the tangent of x * w before detach_() is {before}, after it {after}; "
+                 "expected one, then None")
+    script.check_close("y", primal * weight, dtype=dtype, oracle="x * w")
+
+
+def _computed_by_no_view(program):
+    """The output's name where an op other than a view computes it, else nothing."""
+    return [node.name for node in program.nodes
+            if node.name == program.output and node.op not in SHAPING]
+
+
+@behaviour("FWD-9")
+@needs("inference_mode")
+@given(data=st.data())
+def test_inference_mode_turns_forward_ad_off(engine, data):
+    """The program's nodes run under inference_mode inside the level: the output, computed by an op
+    that is no view, has no tangent, nor does a dual leaf read inside it; once inference_mode is
+    left, the dual leaves have their tangents again. (A view of a dual tensor taken inside is no
+    inference tensor, and keeps a tangent in torch: not pinned here.)"""
+    program = data.draw(programs(engine, output="any", candidates=_computed_by_no_view),
+                        label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    duals = f"[{', '.join(tangents)}]"
+    script = Script(engine)
+    _in_dual_level(script, program, tangents,
+                   "with torch.inference_mode():",
+                   f"    inside = [fwAD.unpack_dual(t).tangent for t in {duals}]",
+                   "tangent = fwAD.unpack_dual(out).tangent",
+                   f"back = [fwAD.unpack_dual(t).tangent for t in {duals}]",
+                   within="torch.inference_mode()")
+    script.check("tangent is None", "the output computed under inference_mode has the tangent {tangent}")
+    script.check("all(t is None for t in inside)",
+                 "under inference_mode unpack_dual gave tangents: {inside}")
+    for index, (name, v) in enumerate(tangents.items()):
+        script.check_close(f"back[{index}]", v, dtype=program.dtype,
+                           oracle=f"the tangent given to {name}")
+
+
+# ----- forward mode leaves reverse mode alone -----------------------------------------------------
+@behaviour("FWD-10")
+@given(data=st.data())
+def test_gradients_flow_through_dual_tensors_to_their_primals(engine, data):
+    """Some leaves are made dual (their primals kept as `<name>_primal`), the program runs on the
+    duals, and backward runs inside the level: each primal that requires grad gets the analytic
+    gradient, as without forward mode, and the output still has its tangent J v."""
+    program = data.draw(programs(engine), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent",
+                   "out.backward()", keep_primals=True)
+    expected = analytic_grads(program)
+    for leaf in program.grad_leaves():
+        holder = f"{leaf.name}_primal" if leaf.name in tangents else leaf.name
+        script.check_close(f"{holder}.grad", expected[leaf.name], dtype=program.dtype,
+                           oracle="analytic", magnitude=expected.magnitude)
+    _check_jvp(script, program, tangents)

@@ -1,0 +1,275 @@
+"""Gradient layout and dtype: the strides of a leaf's .grad (the autograd page's "Default gradient
+layouts"), accumulation into it in place, what becomes of a gradient the caller passes, and
+assigning .grad by hand (BC-4, LAYOUT-*, ACC-3, ACC-5, ACC-12).
+
+Strides are compared on the dims of size > 1 only: a size-1 dim's stride is never used to find an
+element, and torch itself leaves it arbitrary (a (3, 1) leaf with strides (1, 3) gets a .grad with
+strides (1, 1)). A strided leaf is made as users make one: a view of a tensor (`transpose`,
+`expand`, `narrow`), then `.detach().requires_grad_()`.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import event, given, strategies as st
+
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import (cotangents, float_dtypes, programs, shapes,
+                                                     values)
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+
+LEAF = ".detach().requires_grad_()"
+
+
+def _same_strides(a: str, b: str) -> str:
+    """A check that tensors `a` and `b` (of one shape) have the same strides on dims of size > 1."""
+    return f"all(s == t for s, t, n in zip({a}.stride(), {b}.stride(), {b}.shape) if n > 1)"
+
+
+@st.composite
+def _transposes(draw, ndim: int) -> list[tuple[int, int]]:
+    """0 to 3 swaps of two different dims (none below 2 dims)."""
+    if ndim < 2:
+        return []
+    pair = st.lists(st.integers(0, ndim - 1), min_size=2, max_size=2, unique=True).map(tuple)
+    return draw(st.lists(pair, min_size=1, max_size=3), label="transposes")
+
+
+def _transposed(values_: np.ndarray, swaps) -> tuple[np.ndarray, str]:
+    """A block of values and the transposes that make `values_` of it as a strided view: the
+    block is `values_` with the swaps undone, so the view holds `values_` exactly."""
+    block = values_
+    for dim0, dim1 in reversed(swaps):
+        block = np.swapaxes(block, dim0, dim1)
+    return block, "".join(f".transpose({dim0}, {dim1})" for dim0, dim1 in swaps)
+
+
+# ----- the first gradient's layout --------------------------------------------------------------
+@behaviour("BC-4")
+@needs("grad_layout")
+@given(data=st.data())
+def test_a_dense_strided_leaf_gets_a_grad_with_its_strides(engine, data):
+    """The program's leaf of most dims is made a transposed block (a permutation of a row-major
+    array): after backward its .grad has the leaf's strides, and the program's gradients."""
+    program = data.draw(programs(engine), label="program")
+    leaf = max(program.grad_leaves(), key=lambda candidate: candidate.values.ndim)
+    swaps = data.draw(_transposes(leaf.values.ndim))
+    block, views = _transposed(leaf.values, swaps)
+    script = Script(engine)
+    event(f"transposes of the leaf: {len(swaps)}")
+    script.run(f"{leaf.name} = {tensor_literal(block, program.dtype)}{views}{LEAF}")
+    script.build(program, given=(leaf.name,))
+    script.run("out.backward()")
+    script.check(_same_strides(f"{leaf.name}.grad", leaf.name),
+                 f"{leaf.name}.grad has strides {{{leaf.name}.grad.stride()}}, but "
+                 f"{leaf.name}{views} has {{{leaf.name}.stride()}}")
+    assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
+
+
+@st.composite
+def _overlapping_or_gapped(draw, dtype: str):
+    """Values of a leaf whose elements overlap or leave gaps, and the line that makes it: an
+    expand of a block (a new leading dim, and maybe size-1 dims stretched) or a narrow along a dim
+    after a first dim of size >= 2."""
+    if draw(st.sampled_from(["expanded", "narrowed"]), label="layout") == "expanded":
+        block_shape = draw(shapes(max_dims=3), label="block shape")
+        sizes = (draw(st.integers(2, 3), label="new leading size"),) + tuple(
+            draw(st.sampled_from([1, 2, 3]), label="stretched size") if size == 1 else size
+            for size in block_shape)
+        block = draw(values(block_shape, dtype), label="block")
+        return (np.broadcast_to(block, sizes),
+                f"{tensor_literal(block, dtype)}.expand{sizes}")
+    shape = (draw(st.integers(2, 3), label="rows"),) + draw(shapes(min_dims=1, max_dims=2),
+                                                           label="row shape")
+    dim = draw(st.integers(1, len(shape) - 1), label="narrowed dim")
+    extra, start = draw(st.integers(1, 2), label="extra"), draw(st.integers(0, 2), label="start")
+    start = min(start, extra)
+    wider = shape[:dim] + (shape[dim] + extra,) + shape[dim + 1:]
+    block = draw(values(wider, dtype), label="block")
+    leaf = np.take(block, range(start, start + shape[dim]), axis=dim)
+    return leaf, f"{tensor_literal(block, dtype)}.narrow({dim}, {start}, {shape[dim]})"
+
+
+@behaviour("LAYOUT-1")
+@needs("grad_layout")
+@given(data=st.data(), use=st.sampled_from(["(x * w).sum().backward()", "x.backward(w)",
+                                            "(x.transpose(0, -1) * w.transpose(0, -1)).sum()"
+                                            ".backward()"]))
+def test_an_overlapping_or_gapped_leaf_gets_a_contiguous_grad(engine, data, use):
+    """An expanded or narrowed leaf is not contiguous; its first .grad is, whatever the layout of
+    the gradient that reaches it, and holds that gradient (w)."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    leaf, line = data.draw(_overlapping_or_gapped(dtype))
+    w = data.draw(values(leaf.shape, dtype), label="w")
+    script = Script(engine)
+    script.run(f"x = {line}{LEAF}", f"w = {tensor_literal(w, dtype)}")
+    script.check("not x.is_contiguous()",
+                 f"setup: x = {line}{LEAF} is contiguous, strides {{x.stride()}}")
+    script.run(use)
+    script.check("x.grad.is_contiguous()",
+                 "x.grad is not contiguous: strides {x.grad.stride()} for shape "
+                 "{tuple(x.grad.shape)}")
+    script.check_close("x.grad", w, dtype=dtype, oracle="w, exactly")
+
+
+# ----- accumulation and assignment ------------------------------------------------------------
+@behaviour("ACC-3")
+@given(data=st.data(), passes=st.integers(2, 3))
+def test_later_passes_add_into_the_same_grad(engine, data, passes):
+    """After the first pass each leaf's .grad is kept by reference; later passes (without
+    create_graph) add into that very tensor, which then holds the sum."""
+    program = data.draw(programs(engine), label="program")
+    leaves = [leaf.name for leaf in program.grad_leaves()]
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward(retain_graph=True)",
+               f"first = [{', '.join(f'{name}.grad' for name in leaves)}]")
+    for _ in range(passes - 1):
+        script.run("out.backward(retain_graph=True)")
+    for index, name in enumerate(leaves):
+        script.check(f"{name}.grad is first[{index}]",
+                     f"a later pass replaced {name}.grad instead of adding into it")
+    expected = analytic_grads(program)
+    for index, name in enumerate(leaves):
+        script.check_close(f"first[{index}]", passes * expected[name], dtype=program.dtype,
+                           oracle=f"analytic x {passes} passes (the first pass's .grad, kept)",
+                           magnitude=passes * expected.magnitude)
+
+
+@behaviour("ACC-5")
+@given(data=st.data(), later=st.sampled_from(["x.backward(g)", "(x * 2.0).sum().backward()"]))
+def test_backward_on_a_leaf_stores_a_copy_of_the_gradient(engine, data, later):
+    """x.backward(g): x.grad is not g; accumulating a later pass into x.grad leaves g as it was."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    g = data.draw(cotangents(shape, dtype), label="g")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"g = {tensor_literal(g, dtype)}", "x.backward(g)")
+    script.check("x.grad is not g", "x.backward(g) stored g itself as x.grad")
+    script.run(later)
+    second = g if later == "x.backward(g)" else np.full(shape, 2.0)
+    script.check_close("x.grad", g + second, dtype=dtype, oracle="the sum of both passes")
+    script.check_close("g", g, dtype=dtype, oracle="g as the caller made it")
+
+
+@behaviour("ACC-5")
+@given(data=st.data())
+def test_the_operands_of_a_sum_get_copies_of_its_gradient(engine, data):
+    """out = x + y hands the one gradient g to both leaves: each stores its own copy, so a later
+    pass into x changes neither y.grad nor g."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    g = data.draw(cotangents(shape, dtype), label="g")
+    w = data.draw(values(shape, dtype), label="w")
+    script = Script(engine)
+    script.run(*(f"{name} = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)"
+                 for name in "xy"),
+               f"g = {tensor_literal(g, dtype)}", "(x + y).backward(g)",
+               f"(x * {tensor_literal(w, dtype)}).sum().backward()")
+    script.check_close("x.grad", g + w, dtype=dtype, oracle="g + w")
+    script.check_close("y.grad", g, dtype=dtype, oracle="g (y took no later pass)")
+    script.check_close("g", g, dtype=dtype, oracle="g as the caller made it")
+
+
+@behaviour("ACC-12")
+@needs("grad_assignment")
+@given(data=st.data())
+def test_assigning_grad_is_checked(engine, data):
+    """x.grad = t raises RuntimeError for t of another shape or dtype, or t = x; t of x's shape
+    and dtype is kept as x.grad, and backward adds into it."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    other_shape = data.draw(shapes().filter(lambda drawn: drawn != shape), label="other shape")
+    other_dtype = data.draw(st.sampled_from(
+        ["int64"] + [name for name in ("float32", "float64") if name != dtype
+                     and engine.has("float64")]), label="other dtype")
+    start, w = (data.draw(values(shape, dtype), label=label) for label in ("start", "w"))
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)")
+    script.raises(f"x.grad = torch.zeros({other_shape}, dtype=torch.{dtype})")
+    script.raises(f"x.grad = torch.zeros({shape}, dtype=torch.{other_dtype})")
+    script.raises("x.grad = x")
+    script.check("x.grad is None", "a refused assignment left x.grad = {x.grad}")
+    script.run(f"start = {tensor_literal(start, dtype)}", "x.grad = start",
+               f"(x * {tensor_literal(w, dtype)}).sum().backward()")
+    script.check("x.grad is start", "backward replaced the assigned .grad")
+    script.check_close("x.grad", start + w, dtype=dtype, oracle="the assigned values + w")
+
+
+# ----- the layout is kept ---------------------------------------------------------------------
+@behaviour("LAYOUT-2")
+@needs("grad_layout", "grad_assignment")
+@pytest.mark.filterwarnings("ignore:grad and param do not obey the gradient layout contract")
+@given(data=st.data(), steps=st.lists(st.sampled_from(["backward", "zero_"]), min_size=1,
+                                      max_size=4))
+def test_an_assigned_zeroed_grad_keeps_its_strides(engine, data, steps):
+    """x.grad = zeros laid out by drawn transposes (any layout, not only x's): backward passes
+    and grad.zero_() keep those strides, and the values are w per pass since the last zeroing."""
+    shape = data.draw(shapes(min_dims=2), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    swaps = data.draw(_transposes(len(shape)))
+    block, views = _transposed(np.zeros(shape), swaps)
+    w = data.draw(values(shape, dtype), label="w")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"x.grad = torch.zeros({block.shape}, dtype=torch.{dtype}){views}",
+               "layout = x.grad", f"w = {tensor_literal(w, dtype)}")
+    passes = 0
+    for step in steps:
+        script.run("(x * w).sum().backward()" if step == "backward" else "x.grad.zero_()")
+        passes = passes + 1 if step == "backward" else 0
+        script.check(_same_strides("x.grad", "layout"),
+                     f"after {step}, x.grad has strides {{x.grad.stride()}}, it was assigned "
+                     "with {layout.stride()}")
+        script.check_close("x.grad", passes * w, dtype=dtype, oracle=f"{passes} x w")
+
+
+@behaviour("LAYOUT-2")
+@needs("grad_layout", "nn", "optim")
+@given(data=st.data(), zeroing=st.sampled_from(["net.zero_grad(set_to_none=False)",
+                                                "optimizer.zero_grad(set_to_none=False)"]))
+def test_zero_grad_keeps_a_parameters_grad_layout(engine, data, zeroing):
+    """A parameter made of a transposed block gets a .grad with its strides (BC-4); zero_grad with
+    set_to_none=False and the next backward keep the strides of that first .grad."""
+    shape = data.draw(shapes(min_dims=2), label="shape")
+    swaps = data.draw(_transposes(len(shape)))
+    block, views = _transposed(np.zeros(shape), swaps)
+    script = Script(engine)
+    script.run("net = torch.nn.Module()",
+               f"net.w = torch.nn.Parameter(torch.zeros({block.shape}){views})",
+               "optimizer = torch.optim.SGD(net.parameters(), lr=0.1)",
+               "(net.w * 2.0).sum().backward()", "layout = net.w.grad", zeroing,
+               "(net.w * 3.0).sum().backward()")
+    script.check(_same_strides("net.w.grad", "layout"),
+                 f"after {zeroing} and backward net.w.grad has strides {{net.w.grad.stride()}}, "
+                 "the first .grad had {layout.stride()}")
+    script.check_close("net.w.grad", np.full(shape, 3.0), dtype="float32",
+                       oracle="one pass of 3 after zeroing")
+
+
+@behaviour("LAYOUT-3")
+@needs("views")
+@given(data=st.data())
+def test_an_expanded_leaf_gets_a_grad_of_its_own_shape(engine, data):
+    """y = x.expand(*sizes) with a new leading dim and size-1 dims stretched (-1 keeps a size):
+    x.grad has x's shape, the gradient of y summed over what the expansion added."""
+    shape = data.draw(shapes(max_dims=3), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    lead = tuple(data.draw(st.lists(st.integers(1, 3), min_size=0 if shape else 1, max_size=1),
+                           label="new leading sizes"))  # torch refuses expand() without sizes
+    kept = tuple(data.draw(st.sampled_from([1, 2, 3, -1]), label="size") if size == 1
+                 else data.draw(st.sampled_from([size, -1]), label="size") for size in shape)
+    sizes = lead + tuple(size if wanted == -1 else wanted for size, wanted in zip(shape, kept))
+    w = data.draw(values(sizes, dtype), label="w")
+    expected = w.sum(axis=tuple(range(len(lead)))) if lead else w
+    stretched = tuple(dim for dim, size in enumerate(shape)
+                      if size == 1 and expected.shape[dim] > 1)
+    expected = expected.sum(axis=stretched, keepdims=True)
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"(x.expand{lead + kept} * {tensor_literal(w, dtype)}).sum().backward()")
+    script.check_close("x.grad", expected, dtype=dtype, oracle="w summed over the expansion")
