@@ -2,12 +2,15 @@
 
 import importlib
 import inspect
+import re
+from pathlib import Path
 
 import pytest
 
 from autograd_conformance.harness.catalog import CATALOG_PATH, LEVELS, load_catalog
 
 SUITES = sorted((CATALOG_PATH.parent).glob("test_*.py"))
+DOCS = Path(__file__).parents[1] / "docs"
 PYTORCH_TESTS = "https://github.com/pytorch/pytorch/blob/main/test/"
 
 
@@ -62,9 +65,7 @@ def test_the_contract_lists_every_error_the_suites_expect():
     """docs/adapter-contract.md's Errors table names every behaviour whose test expects an error
     (`.raises(`), at the catalog's level; the behaviours that check an error's text are the
     MSG-* ones and the strict text checks the page names beside the table."""
-    import re
-    from pathlib import Path
-    page = (Path(__file__).parents[1] / "docs" / "adapter-contract.md").read_text(encoding="utf-8")
+    page = (DOCS / "adapter-contract.md").read_text(encoding="utf-8")
     table = page.split("\n## Errors\n", 1)[1].split("\n## ", 1)[0]
     rows = {id_: line.split("|")[2].strip() for line in table.splitlines()
             if line.startswith("| ") for id_ in re.findall(r"\b[A-Z]+-\d+\b", line.split("|")[1])}
@@ -87,9 +88,7 @@ def test_the_contract_lists_every_error_the_suites_expect():
 def test_the_coverage_page_places_every_behaviour():
     """docs/coverage.md maps PyTorch's autograd pages to catalog IDs: every ID it names exists,
     and every catalog behaviour is placed somewhere on it."""
-    import re
-    from pathlib import Path
-    page = (Path(__file__).parents[1] / "docs" / "coverage.md").read_text(encoding="utf-8")
+    page = (DOCS / "coverage.md").read_text(encoding="utf-8")
     named = set(re.findall(r"\b[A-Z]+-\d+\b", page))
     catalog = set(load_catalog().behaviours)
     assert sorted(named - catalog) == [], "IDs on docs/coverage.md that the catalog lacks"
