@@ -18,7 +18,7 @@ capabilities = frozenset({
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",
     "functional_api", "grads_batched",
-    "forward_ad",
+    "forward_ad", "tensor_data",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

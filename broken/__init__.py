@@ -308,6 +308,10 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_detach_keeps_tangent": ("FWD-8",),
     "reference_forward_ad_ignores_inference_mode": ("FWD-9",),
     "reference_make_dual_copies_primal": ("FWD-10",),
+    # leftovers of the accumulation and retain_graph chapters
+    "reference_data_copies": ("ACC-7",),
+    "reference_grads_start_at_zero": ("ACC-11",),
+    "reference_leaves_spent_by_backward": ("RETAIN-9",),
 }
 
 

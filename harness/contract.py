@@ -53,6 +53,7 @@ CAPABILITIES = {
     "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
     "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
                   "through the random-program op set",
+    "tensor_data": "Tensor.data: the tensor's values outside autograd, sharing its storage",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

@@ -57,7 +57,8 @@ class Tensor(Conversions, TensorHooks):
     # ----- plain attributes -------------------------------------------------------------------
     @property
     def data(self):
-        """A no-grad alias with its own version counter: changes through it go unnoticed (DET-4)."""
+        """A no-grad alias of the same storage, so x.grad.data.zero_() zeros x.grad (ACC-7), with its
+        own version counter: changes through it go unnoticed (DET-4)."""
         return make(self._array)
 
     @data.setter
@@ -141,7 +142,8 @@ class Tensor(Conversions, TensorHooks):
 
     @property
     def grad(self):
-        """The accumulated gradient; reading it on a non-leaf that keeps none warns (LEAF-6, LEAF-7)."""
+        """The accumulated gradient, None until a backward reaches the tensor (ACC-11); reading it on
+        a non-leaf that keeps none warns (LEAF-6, LEAF-7)."""
         if self._grad is None and self.grad_fn is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad

@@ -89,6 +89,8 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     receive the gradient arriving at that node, and only the nodes leading to a target run
     (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
     `keep_graph` (RETAIN-1); keeping them lets a further backward give the same gradient (RETAIN-4).
+    Only the nodes of this graph are released: a forward run anew builds new nodes, whose backward
+    needs no retain_graph (RETAIN-9).
     Grad mode during the walk is `create_graph` (HO-2), whatever the caller's: backward inside
     no_grad on a graph built before it computes the usual gradients (MODE-8). Under anomaly mode a
     node's NaN gradient raises, and a node that fails is reported with its forward traceback

@@ -77,6 +77,49 @@ def test_grad_zero_restarts_accumulation(engine, data):
          "{0}.grad after grad.zero_() is {{{0}.grad}}"))  # {{...}}: shown by the script
 
 
+@behaviour("ACC-7")
+@needs("tensor_data")
+@given(data=st.data())
+def test_grad_data_zero_restarts_accumulation(engine, data):
+    """The seeds zero with x.grad.data.zero_(): .data shares the gradient's storage, so zeroing
+    it zeros .grad itself."""
+    _check_one_pass_after_reset(
+        engine, data.draw(programs(engine), label="program"), "{}.grad.data.zero_()",
+        ("{0}.grad is not None and not to_numpy({0}.grad).any()",
+         "{0}.grad after grad.data.zero_() is {{{0}.grad}}"))
+
+
+@behaviour("ACC-7")
+@needs("tensor_data")
+def test_seed_jacobian_rows_zeroed_through_data(engine):
+    """Seed 000: loss = x @ y with x = [[1, 2]], y = [[3, 4], [5, 6]]; backward([[1, 0]]) gives
+    row [[3, 5]], x.grad.data.zero_(), then backward([[0, 1]]) gives row [[4, 6]] alone."""
+    script = Script(engine)
+    script.run("x = torch.tensor([[1.0, 2.0]], requires_grad=True)",
+               "y = torch.tensor([[3.0, 4.0], [5.0, 6.0]])", "loss = x @ y",
+               "loss.backward(torch.tensor([[1.0, 0.0]]), retain_graph=True)",
+               "x.grad.data.zero_()",
+               "loss.backward(torch.tensor([[0.0, 1.0]]))")
+    script.check("x.grad is not None and [x.grad[0, 0].item(), x.grad[0, 1].item()] == [4.0, 6.0]",
+                 "x.grad after x.grad.data.zero_() and the second row is {x.grad}, "
+                 "expected [[4.0, 6.0]]")
+
+
+@behaviour("ACC-11")
+@given(data=st.data())
+def test_grads_are_none_until_the_first_backward(engine, data):
+    """Building a graph stores no gradient: every leaf's .grad is None (not zeros) until a
+    backward reaches it, so there is nothing to zero before the first pass."""
+    program = data.draw(programs(engine), label="program")
+    script = Script(engine)
+    script.build(program)
+    for leaf in program.grad_leaves():
+        script.check(f"{leaf.name}.grad is None",
+                     f"{leaf.name}.grad is {{{leaf.name}.grad}} before any backward")
+    script.run("out.backward()")
+    assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic (first pass)")
+
+
 @behaviour("ACC-8")
 @given(data=st.data())
 def test_grad_set_to_none_restarts_accumulation(engine, data):

@@ -214,3 +214,32 @@ def test_retain_graph_is_the_second_positional_argument(engine, data):
         script.check(f"not {leaf.name}.grad.requires_grad",
                      f"backward(gradient, True) made {leaf.name}.grad require grad: the second "
                      "positional argument is retain_graph, not create_graph")
+
+
+@behaviour("RETAIN-9")
+@given(data=st.data(), iterations=st.integers(2, 4))
+def test_a_new_forward_per_backward_needs_no_retain_graph(engine, data, iterations):
+    """The training-loop shape: each iteration runs the forward pass again from the same leaves
+    and calls backward() without retain_graph. Each backward frees only its own graph, so none
+    raises, and the leaves accumulate one pass per iteration."""
+    program = data.draw(programs(engine, saves_tensors=True), label="program")
+    leaves = [leaf.name for leaf in program.leaves]
+    script = Script(engine)
+    script.build(program)
+    script.run("out.backward()")
+    for _ in range(iterations - 1):
+        script.build(program, given=leaves)  # a new forward from the same leaves
+        script.run("out.backward()")
+    assert_leaf_grads(script, program, analytic_grads(program), scale=iterations,
+                      oracle=f"analytic x {iterations} iterations")
+
+
+@behaviour("RETAIN-9")
+def test_seed_forward_and_backward_per_iteration(engine):
+    """Seed 000's per-iteration graph: three iterations of y = x * x; y.backward() at x = 2
+    leave x.grad = 3 * 4 = 12."""
+    script = Script(engine)
+    script.run("x = torch.tensor(2.0, requires_grad=True)",
+               "for _ in range(3):\n    y = x * x\n    y.backward()")
+    script.check("x.grad is not None and x.grad.item() == 12.0",
+                 "x.grad after three iterations is {x.grad}, expected 12")
