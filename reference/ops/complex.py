@@ -65,7 +65,7 @@ def _part(z, take, part):
     node = record(SelectBackward0, z)
     if node is not None:
         node.part, node.dtype = part, z._array.dtype
-    return output(np.ascontiguousarray(take(z._array)), node)
+    return output(np.array(take(z._array)), node)
 
 
 class SelectBackward0(Node):
