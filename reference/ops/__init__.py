@@ -14,13 +14,13 @@ the op's exact derivative, so float64 programs agree with central differences (V
 - `indexing.py`    a[key], select, narrow
 - `linalg.py`      matmul, addmm, linear
 - `copies.py`      clone, to
-- `complex.py`     torch.complex, .real, .imag, .conj(): where real and complex gradients meet
+- `complex_numbers.py` torch.complex, .real, .imag, .conj(): where real and complex gradients meet
 - `inplace.py`     add_ ... div_, fill_, copy_, a[key] = value
 
 `methods.py` binds these as Tensor methods and operators.
 """
 from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
-from .complex import complex, conj, imag, real
+from .complex_numbers import complex, conj, imag, real
 from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
 from .indexing import index, narrow, select
