@@ -19,6 +19,7 @@ capabilities = frozenset({
     "integer_outputs", "saved_attributes", "tensor_repr",
     "functional_api", "grads_batched",
     "forward_ad", "tensor_data",
+    "complex",
 })
 _FACTORIES = ("tensor", "zeros", "ones", "rand", "randn", "full", "arange", "empty")
 

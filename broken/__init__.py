@@ -312,6 +312,17 @@ MUTANTS: dict[str, tuple[str, ...]] = {
     "reference_data_copies": ("ACC-7",),
     "reference_grads_start_at_zero": ("ACC-11",),
     "reference_leaves_spent_by_backward": ("RETAIN-9",),
+    # complex autograd
+    "reference_complex_cannot_require_grad": ("CPLX-1",),
+    "reference_complex_grad_is_wirtinger": ("CPLX-2",),
+    "reference_complex_grad_halved": ("CPLX-2", "CPLX-1"),
+    "reference_complex_mul_unconjugated": ("CPLX-3", "CPLX-2", "CPLX-8"),
+    "reference_conj_backward_passes_through": ("CPLX-4",),
+    "reference_real_leaf_grad_stays_complex": ("CPLX-5", "CPLX-6"),
+    "reference_real_leaf_takes_imaginary_part": ("CPLX-6", "CPLX-5"),
+    "reference_real_gradient_for_complex_output": ("CPLX-7",),
+    "reference_grad_returns_conjugate": ("CPLX-8",),
+    "reference_complex_implicit_gradient": ("JAC-4",),
 }
 
 

@@ -54,6 +54,8 @@ CAPABILITIES = {
     "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
                   "through the random-program op set",
     "tensor_data": "Tensor.data: the tensor's values outside autograd, sharing its storage",
+    "complex": "complex64/complex128 tensors that require grad: torch.complex, .real, .imag, "
+               ".conj(), abs() and the holomorphic ops on them, with conjugate Wirtinger gradients",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag

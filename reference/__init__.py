@@ -19,11 +19,11 @@ from . import autograd, methods, nn, optim  # methods: binds the op set to Tenso
 from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
-from .dtypes import bool, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from .dtypes import bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .ops import abs, add, clone, div, exp, log, matmul, mean, mul, neg, pow, relu, reshape, sigmoid, sqrt, sub
-from .ops import sum, tanh, transpose
+from .ops import complex, conj, imag, real, sum, tanh, transpose  # noqa: A004
 from .tensor import Tensor
 
 name = "reference"
@@ -38,6 +38,7 @@ capabilities = frozenset({
     "integer_outputs", "saved_attributes", "tensor_repr",
     "functional_api", "grads_batched",
     "forward_ad", "tensor_data",
+    "complex",
 })
 
 

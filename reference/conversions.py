@@ -53,6 +53,9 @@ class Conversions:
     def is_floating_point(self):
         return self._array.dtype.kind == "f"
 
+    def is_complex(self):
+        return self._array.dtype.kind == "c"
+
     def numpy(self):
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")

@@ -14,8 +14,8 @@ _random = np.random.default_rng(0)
 
 def _leaf(array, requires_grad):
     """A user-made tensor: a leaf (LEAF-1) that requires grad when asked, grad mode or not (MODE-2);
-    only floating-point ones may (REQ-1, MSG-4)."""
-    if requires_grad and array.dtype.kind != "f":
+    only floating-point and complex ones may (REQ-1, MSG-4, CPLX-1)."""
+    if requires_grad and array.dtype.kind not in "fc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return make(array, bool(requires_grad))
 

@@ -86,6 +86,7 @@ _METHODS = {
     "long": _converter(dtypes.int64), "bool": _converter(dtypes.bool),
     "add_": _scaled(ops.add_), "sub_": _scaled(ops.sub_), "mul_": ops.mul_, "div_": ops.div_,
     "zero_": lambda self: ops.fill_(self, 0), "fill_": ops.fill_, "copy_": ops.copy_,
+    "real": property(ops.real), "imag": property(ops.imag), "conj": ops.conj,
     "backward": backward,
 }
 

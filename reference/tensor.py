@@ -119,7 +119,7 @@ class Tensor(Conversions, TensorHooks):
         if self.grad_fn is not None:  # REQ-6, MSG-5: the setter refuses both values on a non-leaf
             raise RuntimeError("you can only change requires_grad flags of leaf variables."
                                + ("" if flag else _DETACH_HINT))
-        if flag and self._array.dtype.kind != "f":
+        if flag and self._array.dtype.kind not in "fc":  # CPLX-1: complex ones may
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._set_leaf_requires_grad(bool(flag))
 
@@ -130,7 +130,7 @@ class Tensor(Conversions, TensorHooks):
             if not requires_grad:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables." + _DETACH_HINT)
             return self
-        if requires_grad and self._array.dtype.kind != "f":
+        if requires_grad and self._array.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._set_leaf_requires_grad(bool(requires_grad))
         return self
@@ -271,8 +271,9 @@ def as_array(data, dtype=None):
         data = [as_array(item) for item in data]
     array = np.array(data, dtype=None if dtype is None else dtype.numpy)
     if dtype is None:
-        if array.dtype.kind == "f" and not isinstance(data, np.ndarray):
-            array = array.astype(np.float32)  # Python floats become float32 (torch's default dtype)
+        if array.dtype.kind in "fc" and not isinstance(data, np.ndarray):
+            # Python floats become float32 (torch's default dtype), Python complex numbers complex64
+            array = array.astype(np.float32 if array.dtype.kind == "f" else np.complex64)
         elif array.dtype not in dtypes._BY_NUMPY:
             array = array.astype(dtypes.from_numpy(array.dtype).numpy)
     return array

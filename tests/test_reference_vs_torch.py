@@ -743,6 +743,27 @@ def forward_ad_modes(ag):
         r = [fw.unpack_dual(t).tangent for t in (kept, off, x.detach(), y, x.detach() * x)] + [read]
     return r + [fw.unpack_dual(x).tangent]
 
+@case
+def cplx_promotion(ag):
+    f32, f64, i64 = ag.ones(2), ag.ones(2, dtype=ag.float64), ag.ones(2, dtype=ag.int64)
+    c64, c128 = ag.tensor(1j), ag.tensor([1j, 2], dtype=ag.complex128)
+    return [t.dtype for t in (f32 * 1j, f64 * 1j, i64 * 1j, f32 * c64, f64 * c64, f32 * ag.tensor(1j, dtype=ag.complex128),
+                              c128 * ag.tensor(1.0), ag.ones(2, dtype=ag.complex64) * ag.tensor(2.0, dtype=ag.float64),
+                              ag.ones(2, dtype=ag.complex64) + f64, i64 * c128, ag.tensor([1 + 2j]), ag.tensor(0.5) * 1j)]
+@case
+def cplx_grads(ag):
+    z = ag.tensor([1 + 2j, 3 - 1j], requires_grad=True); x = ag.tensor([1.0, -2.0], requires_grad=True)
+    (z * z).backward(ag.tensor([1 + 1j, 2j])); a = z.grad.tolist(); z.grad = None
+    (z.real * 2 + z.imag * 3 + (z.conj() * (1 + 1j)).real).sum().backward()
+    u = ag.complex(x, x * 2) * ag.tensor(2 - 1j); u.backward(ag.tensor([1j, 1 + 1j]))
+    return a, z.grad.tolist(), z.grad.dtype, x.grad.tolist(), x.grad.dtype, tuple(z.real.shape), tuple(ag.tensor(1j).real.shape)
+@case
+def cplx_errors(ag):
+    z = ag.tensor([1 + 2j], requires_grad=True); x = ag.tensor([1.0], requires_grad=True)
+    return (raises(lambda: (z * z).sum().backward()), raises(lambda: (z * z).backward(ag.ones(1))),
+            raises(lambda: (x * 2).backward(ag.ones(1, dtype=ag.complex64))), raises(lambda: (z * z).backward()),
+            ag.zeros(2, dtype=ag.complex128).requires_grad_().requires_grad)
+
 
 @pytest.mark.parametrize("name", sorted(cases))
 def test_same_outcome_as_torch(name):

@@ -34,17 +34,31 @@ def _root_grads(outputs, grad_outputs, as_tensors):
         if g is None:  # implicit ones for a one-element output of any shape (JAC-3)
             if out._array.size != 1:  # JAC-1, JAC-2, MSG-2
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._array.dtype.kind == "c":  # JAC-4: which real loss would a 1 stand for?
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                   f"torch.{out.dtype.name}")
             value = np.ones(out._array.shape, out._array.dtype)
             grads.append(make(value) if as_tensors else value)
             continue
         if g.shape != out.shape:  # JAC-11, MSG-8: no broadcasting
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of torch.Size({list(g.shape)}) "
                                f"and output[{i}] has a shape of torch.Size({list(out.shape)}).")
+        _check_complex_iff(i, g, out)
         if as_tensors:
             grads.append(g if g._array.dtype == out._array.dtype else g.to(out.dtype))
         else:  # JAC-12: another real dtype is cast silently
             grads.append(g._array if g._array.dtype == out._array.dtype else g._array.astype(out._array.dtype))
     return grads
+
+
+def _check_complex_iff(i, g, out):
+    """A gradient is complex exactly when its output is (CPLX-8): between two real or two complex
+    dtypes it is cast (JAC-12), but a real gradient for a complex output (or the reverse) would drop or
+    invent an imaginary part."""
+    if (g._array.dtype.kind == "c") != (out._array.dtype.kind == "c"):
+        raise RuntimeError("For complex Tensors, both grad_output and output are required to have the same "
+                           f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of torch.{g.dtype.name} "
+                           f"and output[{i}] has a dtype of torch.{out.dtype.name}.")
 
 
 def _root_edges(outputs):

@@ -14,11 +14,13 @@ the op's exact derivative, so float64 programs agree with central differences (V
 - `indexing.py`    a[key], select, narrow
 - `linalg.py`      matmul, addmm, linear
 - `copies.py`      clone, to
+- `complex_numbers.py` torch.complex, .real, .imag, .conj(): where real and complex gradients meet
 - `inplace.py`     add_ ... div_, fill_, copy_, a[key] = value
 
 `methods.py` binds these as Tensor methods and operators.
 """
 from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
+from .complex_numbers import complex, conj, imag, real
 from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
 from .indexing import index, narrow, select
@@ -28,8 +30,8 @@ from .reductions import argmax, mean, mse_loss, sum
 from .views import expand, flatten, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
-    "abs", "add", "add_", "argmax", "clone", "compare", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "index",
+    "abs", "add", "add_", "argmax", "clone", "compare", "complex", "conj", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
     "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
-    "pow", "rdiv", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
+    "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
     "sum", "t", "tanh", "to", "transpose", "unsqueeze", "view",
 ]

@@ -13,7 +13,7 @@ from .. import dtypes
 from ..dual import jvp, unchanged
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import ResultNode, elementwise, log, meta, output, output_saved, requires, sum_to, value
+from .common import ResultNode, conj, elementwise, log, meta, output, output_saved, requires, sum_to, value
 
 
 def add(a, b):
@@ -79,21 +79,22 @@ def mul(a, b):
 
 
 class MulBackward0(Node):
-    """d(a * b): grad * b to a and grad * a to b, each summed back to its shape (OP-2)."""
+    """d(a * b): grad * b to a and grad * a to b, each summed back to its shape (OP-2); conjugated
+    where complex (CPLX-3)."""
 
     __slots__ = ("metas",)
     saved_names = ("self", "other")
 
     def backward(self, grad):
         a, b = self.saved(grad)
-        return (sum_to(grad * b, self.metas[0]) if self.needs_grad(0) else None,
-                sum_to(grad * a, self.metas[1]) if self.needs_grad(1) else None)
+        return (sum_to(grad * conj(b), self.metas[0]) if self.needs_grad(0) else None,
+                sum_to(grad * conj(a), self.metas[1]) if self.needs_grad(1) else None)
 
 
 def div(a, b):
     """a / b, true division: integer operands give float32 like torch."""
     out, a, b = elementwise(np.true_divide, a, b)
-    if out.dtype.kind != "f" or out.dtype == np.float64 and dtypes.result_type(value(a), value(b)).kind != "f":
+    if out.dtype.kind not in "fc" or out.dtype == np.float64 and dtypes.result_type(value(a), value(b)).kind != "f":
         out = out.astype(np.float32)  # NumPy gives float64 for integers
     node = record(DivBackward0, a, b)
     if node is not None:
@@ -104,22 +105,23 @@ def div(a, b):
 
 
 class DivBackward0(Node):
-    """d(a / b): grad / b to a and -grad * a / b^2 to b, each summed back (OP-2)."""
+    """d(a / b): grad / b to a and -grad * a / b^2 to b, each summed back (OP-2); conjugated
+    where complex (CPLX-3)."""
 
     __slots__ = ("metas",)
     saved_names = ("self", "other")
 
     def backward(self, grad):
         a, b = self.saved(grad)
-        return (sum_to(grad / b, self.metas[0]) if self.needs_grad(0) else None,
-                sum_to(-grad * ((a / b) / b), self.metas[1]) if self.needs_grad(1) else None)
+        return (sum_to(grad / conj(b), self.metas[0]) if self.needs_grad(0) else None,
+                sum_to(-grad * conj((a / b) / b), self.metas[1]) if self.needs_grad(1) else None)
 
 
 def rdiv(a, number):
     """number / a is reciprocal(a) * number in torch, hence MulBackward0 (GFN-1)."""
     if not isinstance(number, (int, float)):
         return div(number, a)
-    if a._array.dtype.kind != "f":
+    if a._array.dtype.kind not in "fc":
         return div(number, a)
     result = output_saved(np.reciprocal(a._array, out=...), record(ReciprocalBackward0, a))
     return mul(jvp(result, (a,), lambda da: -da * (result._array * result._array)), number)
@@ -130,7 +132,7 @@ class ReciprocalBackward0(ResultNode):
 
     def backward(self, grad):
         result, = self.saved(grad)
-        return (-grad * (result * result),)
+        return (-grad * conj(result * result),)
 
 
 def neg(a):
@@ -163,7 +165,8 @@ def pow(a, exponent):
 
 
 class PowBackward0(Node):
-    """d(a ** k) for a number k: grad * k * a^(k-1), negative a included (OP-4)."""
+    """d(a ** k) for a number k: grad * k * a^(k-1), negative a included (OP-4); conjugated where
+    complex (CPLX-3)."""
 
     __slots__ = ()
     saved_names = ("self", "exponent")
@@ -172,7 +175,7 @@ class PowBackward0(Node):
         a, k = self.saved(grad)
         if k == 0:
             return (grad * 0,)
-        return (grad * (k * a ** (k - 1)),)
+        return (grad * conj(k * a ** (k - 1)),)
 
 
 class PowBackward1(Node):

@@ -34,7 +34,7 @@ def meta(x):
 
 def as_operand(x):
     """Operands are Tensors, Python numbers or (internally) arrays; lists become arrays."""
-    if isinstance(x, (Tensor, int, float, np.ndarray)):
+    if isinstance(x, (Tensor, int, float, complex, np.ndarray)):
         return x
     if isinstance(x, (list, tuple, np.generic)):
         return np.asarray(x)
@@ -137,10 +137,28 @@ def sum_to(grad, meta):
 
 
 def cast(grad, dtype):
-    """The gradient in another NumPy dtype (ToCopyBackward0); itself if it has that dtype."""
+    """The gradient in another NumPy dtype (ToCopyBackward0); itself if it has that dtype. A complex
+    gradient that reaches a real input keeps its real part: the imaginary part is the derivative
+    along a direction the real input cannot move in (CPLX-5, CPLX-6)."""
     if isinstance(grad, Tensor):
+        if grad._array.dtype.kind == "c" and dtype.kind != "c":
+            grad = grad.real
         return grad if grad._array.dtype == dtype else grad.to(dtypes.from_numpy(dtype))
+    if grad.dtype.kind == "c" and dtype.kind != "c":
+        grad = grad.real
     return grad if grad.dtype == dtype else grad.astype(dtype)
+
+
+def conj(x):
+    """The complex conjugate of a saved operand or derivative, for the backward of a holomorphic
+    op: torch's gradients are conjugate Wirtinger derivatives, so the gradient of f(a) is
+    grad * conj(f'(a)) (CPLX-2, CPLX-3). Real values (and Python numbers) pass unchanged, in their
+    own type, so that real programs compute exactly as before."""
+    if isinstance(x, Tensor):
+        return x.conj() if x._array.dtype.kind == "c" else x
+    if isinstance(x, complex):
+        return x.conjugate()
+    return np.conj(x) if np.iscomplexobj(x) else x
 
 
 def expand_to(grad, shape):

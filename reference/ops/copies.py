@@ -30,7 +30,7 @@ def to(a, dtype):
     if a._array.dtype == dtype.numpy:
         return a
     out = a._array.astype(dtype.numpy)
-    node = record(ToCopyBackward0, a) if dtype.is_floating_point else None
+    node = record(ToCopyBackward0, a) if dtype.is_floating_point or dtype.is_complex else None
     if node is not None:
         node.dtype = a._array.dtype
     return jvp(output(out, node), (a,), unchanged)

@@ -10,7 +10,7 @@ import numpy as np
 from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import Tensor, make
-from .common import ResultNode, as_operand, output, output_saved, sign, unary, value
+from .common import ResultNode, as_operand, conj, output, output_saved, sign, unary, value
 
 
 def exp(a):
@@ -19,13 +19,13 @@ def exp(a):
 
 
 class ExpBackward0(ResultNode):
-    """d(exp a): grad * exp(a), from the saved result (OP-3)."""
+    """d(exp a): grad * exp(a), from the saved result (OP-3), conjugated where complex (CPLX-3)."""
 
     __slots__ = ()
 
     def backward(self, grad):
         result, = self.saved(grad)
-        return (grad * result,)
+        return (grad * conj(result),)
 
 
 def log(a):

@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes
 from ..dual import jvp, unchanged
 from ..graph import Node, record
-from .common import meta, output, sum_to
+from .common import conj, meta, output, sum_to
 from .views import reshape, t
 
 
@@ -40,15 +40,16 @@ def _check_matmul(x, y):
 
 
 class MmBackward0(Node):
-    """d(a @ b) for 2-D a and b: grad @ b.T to a, a.T @ grad to b (OP-7)."""
+    """d(a @ b) for 2-D a and b: grad @ b.T to a, a.T @ grad to b (OP-7), each operand conjugated
+    where complex (CPLX-3)."""
 
     __slots__ = ()
     saved_names = ("self", "mat2")
 
     def backward(self, grad):
         a, b = self.saved(grad)
-        return (grad @ b.T if self.needs_grad(0) else None,
-                a.T @ grad if self.needs_grad(1) else None)
+        return (grad @ conj(b).T if self.needs_grad(0) else None,
+                conj(a).T @ grad if self.needs_grad(1) else None)
 
 
 class MvBackward0(Node):
@@ -57,8 +58,8 @@ class MvBackward0(Node):
 
     def backward(self, grad):
         a, v = self.saved(grad)
-        return (grad.reshape(-1, 1) * v.reshape(1, -1) if self.needs_grad(0) else None,
-                a.T @ grad if self.needs_grad(1) else None)
+        return (grad.reshape(-1, 1) * conj(v).reshape(1, -1) if self.needs_grad(0) else None,
+                conj(a).T @ grad if self.needs_grad(1) else None)
 
 
 class DotBackward0(Node):
@@ -67,8 +68,8 @@ class DotBackward0(Node):
 
     def backward(self, grad):
         a, b = self.saved(grad)
-        return (grad * b if self.needs_grad(0) else None,
-                grad * a if self.needs_grad(1) else None)
+        return (grad * conj(b) if self.needs_grad(0) else None,
+                grad * conj(a) if self.needs_grad(1) else None)
 
 
 def addmm(bias, m1, m2):

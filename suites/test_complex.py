@@ -1,0 +1,283 @@
+"""Complex autograd: torch's convention that a complex leaf z = x + iy of a real loss L gets
+z.grad = dL/dx + i dL/dy (twice the conjugate Wirtinger derivative dL/dz*), what that means for
+holomorphic and non-holomorphic ops, for real inputs on complex paths, and for the gradients
+backward and autograd.grad accept (CPLX-*, JAC-4). The random programs' oracle
+(harness.complex_programs) runs the same program on the real and imaginary parts as real leaves;
+torch running the same program is the differential oracle."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from autograd_conformance.harness.complex_programs import (REAL_DTYPE, complex_literal,
+                                                           complex_programs, complex_values)
+from autograd_conformance.harness.engines import EngineLoadError, load_engine
+from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import shapes, values
+
+behaviour = pytest.mark.behaviour
+needs = pytest.mark.needs
+pytestmark = needs("complex")
+
+COMPLEX_DTYPES = st.sampled_from(("complex64", "complex128"))
+REAL_LOSS = "loss = (out.conj() * v).real.sum()"    # Re(sum(conj(out) * v)): out.backward(v)'s L
+
+
+def _complex_tensor(array, dtype, requires_grad=False) -> str:
+    flag = ", requires_grad=True" if requires_grad else ""
+    return f"torch.tensor({complex_literal(array)}, dtype=torch.{dtype}{flag})"
+
+
+def _check_complex_grad(script, expression, expected, dtype, oracle, magnitude=0.0):
+    """`expression` (a complex tensor) matches the complex array `expected`, part by part, within
+    the tolerance of its real dtype."""
+    __tracebackhide__ = True
+    for part, take in (("real", np.real), ("imag", np.imag)):
+        script.check_close(f"to_numpy({expression}).{part}", take(expected),
+                           dtype=REAL_DTYPE[dtype], oracle=oracle, magnitude=magnitude)
+
+
+def _check_against_split(script, program, names):
+    """Each complex leaf's gradient (`names[leaf]`, a script expression) has the complex program's
+    dtype and equals dL/dx + i dL/dy from the real program on its parts."""
+    __tracebackhide__ = True
+    expected = analytic_grads(program.split())
+    for leaf, _ in program.leaves:
+        script.check(f"{names[leaf]}.dtype == torch.{program.dtype}",
+                     f"{names[leaf]} has dtype {{{names[leaf]}.dtype}}, expected {program.dtype}")
+        _check_complex_grad(script, names[leaf], expected[f"{leaf}_re"] + 1j * expected[f"{leaf}_im"],
+                            program.dtype, "dL/dx + i dL/dy (real and imaginary parts)",
+                            expected.magnitude)
+
+
+@behaviour("CPLX-1")
+@given(dtype=COMPLEX_DTYPES, shape=shapes(), data=st.data(), flag_by=st.sampled_from(
+    ("requires_grad=True", "requires_grad_()")))
+def test_complex_leaves_require_grad_and_get_grads_of_their_dtype(engine, dtype, shape, data,
+                                                                  flag_by):
+    """complex64 and complex128 tensors may require grad (only integer and bool ones may not), and
+    a real loss's backward leaves a .grad of the leaf's complex dtype and shape."""
+    z = data.draw(complex_values(shape, dtype), label="z")
+    script = Script(engine)
+    made = _complex_tensor(z, dtype, flag_by == "requires_grad=True")
+    script.run(f"z = {made}" + ("" if flag_by == "requires_grad=True" else ".requires_grad_()"))
+    script.check("z.requires_grad and z.is_leaf", "z should be a leaf requiring grad")
+    script.run("(z * z.conj()).real.sum().backward()")
+    script.check(f"z.grad.dtype == torch.{dtype} and tuple(z.grad.shape) == {shape!r}",
+                 f"z.grad has dtype {{z.grad.dtype}} and shape {{tuple(z.grad.shape)}}, "
+                 f"expected {dtype} and {shape}")
+    _check_complex_grad(script, "z.grad", 2 * z, dtype, "d|z|^2 = 2z")
+
+
+@behaviour("CPLX-2")
+@given(program=complex_programs())
+def test_complex_gradients_are_dL_dx_plus_i_dL_dy(engine, program):
+    """For a real loss of random complex programs, each complex leaf's .grad is dL/dx + i dL/dy,
+    checked against the same program run on the real and imaginary parts."""
+    script = Script(engine)
+    script.run(*program.script_lines(), REAL_LOSS, "loss.backward()")
+    _check_against_split(script, program, {leaf: f"{leaf}.grad" for leaf, _ in program.leaves})
+
+
+@behaviour("CPLX-2")
+@given(dtype=COMPLEX_DTYPES, shape=shapes(), data=st.data())
+def test_abs_squared_has_gradient_two_z(engine, dtype, shape, data):
+    """The docs' example: L = sum(|z|^2) gives z.grad = 2z, exactly (|z|^2 = z * conj(z))."""
+    z = data.draw(complex_values(shape, dtype), label="z")
+    script = Script(engine)
+    script.run(f"z = {_complex_tensor(z, dtype, True)}", "(z.abs() ** 2).sum().backward()")
+    _check_complex_grad(script, "z.grad", 2 * z, dtype, "2z (autograd notes)")
+
+
+def _torch_engine():
+    try:
+        return load_engine("torch")
+    except EngineLoadError:
+        return None
+
+
+@behaviour("CPLX-2")
+@given(program=complex_programs())
+def test_complex_gradients_match_torch(engine, program):
+    """Differential oracle: torch, running the same complex program, gives the same gradients."""
+    if engine.name == "torch":
+        pytest.skip("torch is the differential oracle itself")
+    torch_engine = _torch_engine()
+    if torch_engine is None:
+        pytest.skip("torch is not installed: no differential oracle")
+    with engine.outside_context():
+        oracle = Script(torch_engine)
+        oracle.run(*program.script_lines(), REAL_LOSS, "loss.backward()")
+        grads = {leaf: oracle.value(f"to_numpy({leaf}.grad)") for leaf, _ in program.leaves}
+    magnitude = analytic_grads(program.split()).magnitude
+    script = Script(engine)
+    script.run(*program.script_lines(), REAL_LOSS, "loss.backward()")
+    for leaf, _ in program.leaves:
+        _check_complex_grad(script, f"{leaf}.grad", grads[leaf], program.dtype,
+                            "torch (differential)", magnitude)
+
+
+@behaviour("CPLX-3")
+@given(program=complex_programs(holomorphic=True))
+def test_backward_of_a_holomorphic_program_is_conjugate_derivative_times_v(engine, program):
+    """For a holomorphic program y = f(z) and a complex v, y.backward(v) gives each leaf
+    conj(df/dz) * v (summed over uses), the gradient of L = Re(sum(conj(y) * v))."""
+    script = Script(engine)
+    script.run(*program.script_lines(), "out.backward(v)")
+    _check_against_split(script, program, {leaf: f"{leaf}.grad" for leaf, _ in program.leaves})
+
+
+# f(z) (a torch expression of z and a second leaf w), and f'(z) in NumPy.
+HOLOMORPHIC_FUNCTIONS = {
+    "z * z": lambda z, w: 2 * z,
+    "z * w": lambda z, w: w,
+    "z ** 3": lambda z, w: 3 * z ** 2,
+    "torch.exp(z)": lambda z, w: np.exp(z),
+    "z / w": lambda z, w: 1 / w,
+}
+
+
+@behaviour("CPLX-3")
+@given(dtype=COMPLEX_DTYPES, shape=shapes(max_dims=2), data=st.data(),
+       function=st.sampled_from(sorted(HOLOMORPHIC_FUNCTIONS)))
+def test_holomorphic_op_gradient_is_conjugate_derivative_times_v(engine, dtype, shape, data,
+                                                                 function):
+    """z.grad == conj(f'(z)) * v for the holomorphic ops z*z, z*w, z**3, exp(z), z/w."""
+    z = data.draw(complex_values(shape, dtype), label="z")
+    w = data.draw(complex_values(shape, dtype).filter(lambda a: np.all(np.abs(a) >= 0.5)),
+                  label="w")
+    v = data.draw(complex_values(shape, dtype), label="v")
+    script = Script(engine)
+    script.run(f"z = {_complex_tensor(z, dtype, True)}", f"w = {_complex_tensor(w, dtype)}",
+               f"v = {_complex_tensor(v, dtype)}", f"({function}).backward(v)")
+    _check_complex_grad(script, "z.grad", np.conj(HOLOMORPHIC_FUNCTIONS[function](z, w)) * v,
+                        dtype, "conj(f'(z)) * v")
+
+
+# A real loss through one non-holomorphic op of z, with a real a and a complex c as weights; its
+# gradient dL/dx + i dL/dy in NumPy.
+NON_HOLOMORPHIC = {
+    "(z.real * a).sum()": lambda z, a, c: a + 0j,
+    "(z.imag * a).sum()": lambda z, a, c: 1j * a,
+    "(z.conj() * c).real.sum()": lambda z, a, c: c,
+    "(z.abs() * a).sum()": lambda z, a, c: a * z / np.abs(z),
+}
+
+
+@behaviour("CPLX-4")
+@given(dtype=COMPLEX_DTYPES, shape=shapes(max_dims=2), data=st.data(),
+       loss=st.sampled_from(sorted(NON_HOLOMORPHIC)))
+def test_non_holomorphic_ops_follow_the_convention(engine, dtype, shape, data, loss):
+    """.real passes a real gradient g as g, .imag as i*g, conj() conjugates it, abs() gives
+    g * z/|z|: each dL/dx + i dL/dy of its real loss."""
+    z = data.draw(complex_values(shape, dtype).filter(lambda a: np.all(np.abs(a) >= 0.1)),
+                  label="z")
+    a = data.draw(values(shape, REAL_DTYPE[dtype]), label="a")
+    c = data.draw(complex_values(shape, dtype), label="c")
+    script = Script(engine)
+    script.run(f"z = {_complex_tensor(z, dtype, True)}", f"a = {tensor_literal(a, REAL_DTYPE[dtype])}",
+               f"c = {_complex_tensor(c, dtype)}", f"{loss}.backward()")
+    _check_complex_grad(script, "z.grad", NON_HOLOMORPHIC[loss](z, a, c), dtype,
+                        "dL/dx + i dL/dy")
+
+
+@behaviour("CPLX-5")
+@given(dtype=st.sampled_from(("float32", "float64")), shape=shapes(), data=st.data(),
+       through=st.sampled_from(("torch.complex(x, y)", "x * c", "x * (1.5 - 2j)")))
+def test_real_function_through_complex_internals_gets_the_real_gradient(engine, dtype, shape,
+                                                                        data, through):
+    """L = sum(|u|^2) of a complex u made from real leaves x (and y): x.grad keeps x's real dtype
+    and is the real derivative, 2x|c|^2 for u = x * c, 2x (and 2y) for u = complex(x, y)."""
+    x = data.draw(values(shape, dtype), label="x")
+    y = data.draw(values(shape, dtype), label="y")
+    complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
+    c = data.draw(complex_values((), complex_dtype), label="c")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, True)}", f"y = {tensor_literal(y, dtype, True)}",
+               f"c = {_complex_tensor(c, complex_dtype)}", f"u = {through}",
+               "(u.abs() ** 2).sum().backward()")
+    script.check(f"x.grad.dtype == torch.{dtype}",
+                 f"x.grad has dtype {{x.grad.dtype}}, expected the real {dtype}")
+    scale = {"torch.complex(x, y)": 1.0, "x * c": abs(complex(c)) ** 2,
+             "x * (1.5 - 2j)": abs(1.5 - 2j) ** 2}[through]
+    script.check_close("x.grad", 2 * x * scale, dtype=dtype, oracle="real derivative")
+    if through == "torch.complex(x, y)":
+        script.check_close("y.grad", 2 * y, dtype=dtype, oracle="real derivative")
+
+
+@behaviour("CPLX-6")
+@given(dtype=st.sampled_from(("float32", "float64")), shape=shapes(), data=st.data(),
+       through=st.sampled_from(("torch.complex(x, y)", "x * c")))
+def test_real_leaf_of_a_complex_output_gets_the_real_part(engine, dtype, shape, data, through):
+    """R -> C: u(x) complex, u.backward(v): x.grad is real, Re(conj(du/dx) * v): Re(v) (and
+    y.grad Im(v)) for u = complex(x, y), Re(conj(c) * v) for u = x * c."""
+    x = data.draw(values(shape, dtype), label="x")
+    y = data.draw(values(shape, dtype), label="y")
+    complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
+    c = data.draw(complex_values((), complex_dtype), label="c")
+    v = data.draw(complex_values(shape, complex_dtype), label="v")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, True)}", f"y = {tensor_literal(y, dtype, True)}",
+               f"c = {_complex_tensor(c, complex_dtype)}", f"v = {_complex_tensor(v, complex_dtype)}",
+               f"u = {through}", "u.backward(v)")
+    script.check(f"x.grad.dtype == torch.{dtype}",
+                 f"x.grad has dtype {{x.grad.dtype}}, expected the real {dtype}")
+    if through == "x * c":
+        script.check_close("x.grad", np.real(np.conj(c) * v), dtype=dtype, oracle="Re(conj(c) v)")
+    else:
+        script.check_close("x.grad", v.real, dtype=dtype, oracle="Re(v)")
+        script.check_close("y.grad", v.imag, dtype=dtype, oracle="Im(v)")
+
+
+@behaviour("JAC-4")
+@given(dtype=COMPLEX_DTYPES, shape=st.sampled_from([(), (1,), (1, 1)]), data=st.data())
+def test_complex_one_element_output_needs_an_explicit_gradient(engine, dtype, shape, data):
+    """backward() without a gradient on a complex one-element output raises RuntimeError: the
+    implicit 1 is only created for real outputs (JAC-3 is the real case)."""
+    z = data.draw(complex_values(shape, dtype), label="z")
+    script = Script(engine)
+    script.run(f"z = {_complex_tensor(z, dtype, True)}", "out = z * z")
+    script.raises("out.backward()")
+
+
+# (the output, a gradient for it of the other kind) on z complex and x real leaves of `dtype`.
+MISMATCHED = {
+    "a real gradient for a complex output": ("z * z", "torch.ones({shape}, dtype=torch.{real})"),
+    "a complex gradient for a real output": ("x * x", "torch.ones({shape}, dtype=torch.{dtype})"),
+}
+
+
+@behaviour("CPLX-7")
+@given(dtype=COMPLEX_DTYPES, shape=shapes(min_dims=1, max_dims=2), data=st.data(),
+       case=st.sampled_from(sorted(MISMATCHED)))
+def test_gradient_must_be_complex_exactly_when_the_output_is(engine, dtype, shape, data, case):
+    """backward(v) raises RuntimeError when v is real and the output complex or the other way
+    round, while a complex gradient of the other precision is accepted and cast."""
+    real = REAL_DTYPE[dtype]
+    other = {"complex64": "complex128", "complex128": "complex64"}[dtype]
+    z = data.draw(complex_values(shape, dtype), label="z")
+    x = data.draw(values(shape, real), label="x")
+    output, gradient = MISMATCHED[case]
+    script = Script(engine)
+    script.run(f"z = {_complex_tensor(z, dtype, True)}", f"x = {tensor_literal(x, real, True)}")
+    script.raises(f"({output}).backward({gradient.format(shape=shape, real=real, dtype=dtype)})")
+    script.run(f"(z * z).backward(torch.ones({shape}, dtype=torch.{other}))")
+    script.check(f"z.grad.dtype == torch.{dtype}",
+                 f"z.grad has dtype {{z.grad.dtype}}, expected {dtype} (a {other} gradient is cast)")
+    _check_complex_grad(script, "z.grad", 2 * np.conj(z), dtype, "conj(2z) * 1")
+
+
+@behaviour("CPLX-8")
+@needs("autograd_grad")
+@given(program=complex_programs())
+def test_autograd_grad_returns_complex_gradients_by_the_same_convention(engine, program):
+    """autograd.grad(L, complex leaves) returns dL/dx + i dL/dy of each, in its complex dtype,
+    and fills no .grad."""
+    leaves = [leaf for leaf, _ in program.leaves]
+    script = Script(engine)
+    script.run(*program.script_lines(), REAL_LOSS,
+               f"grads = torch.autograd.grad(loss, [{', '.join(leaves)}])")
+    _check_against_split(script, program, {leaf: f"grads[{i}]" for i, leaf in enumerate(leaves)})
+    script.check(" and ".join(f"{leaf}.grad is None" for leaf in leaves),
+                 "autograd.grad filled a .grad")
