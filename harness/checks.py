@@ -4,10 +4,23 @@ is also a line of the failing example's reproducer."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from .engines import EngineLoadError, load_engine
 from .oracles import Gradients, analytic_grads
 from .program import Leaf, Program
 from .script import Script, tensor_literal
+
+
+def differential_oracle(engine):
+    """torch, loaded as the differential oracle of `engine`'s test (VAL-3, CPLX-2); the test is
+    skipped, with the reason, where the engine is torch itself or torch is not installed."""
+    if engine.name == "torch":
+        pytest.skip("torch is the differential oracle itself")
+    try:
+        return load_engine("torch")
+    except EngineLoadError:
+        pytest.skip("torch is not installed: no differential oracle")
 
 
 def assert_leaf_grads(script: Script, program: Program, expected: Gradients, *, oracle: str,

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from autograd_conformance.harness.checks import differential_oracle
 from autograd_conformance.harness.complex_programs import (REAL_DTYPE, complex_literal,
                                                            complex_programs, complex_values)
-from autograd_conformance.harness.engines import EngineLoadError, load_engine
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import shapes, values
@@ -90,22 +90,11 @@ def test_abs_squared_has_gradient_two_z(engine, dtype, shape, data):
     _check_complex_grad(script, "z.grad", 2 * z, dtype, "2z (autograd notes)")
 
 
-def _torch_engine():
-    try:
-        return load_engine("torch")
-    except EngineLoadError:
-        return None
-
-
 @behaviour("CPLX-2")
 @given(program=complex_programs())
 def test_complex_gradients_match_torch(engine, program):
     """Differential oracle: torch, running the same complex program, gives the same gradients."""
-    if engine.name == "torch":
-        pytest.skip("torch is the differential oracle itself")
-    torch_engine = _torch_engine()
-    if torch_engine is None:
-        pytest.skip("torch is not installed: no differential oracle")
+    torch_engine = differential_oracle(engine)
     with engine.outside_context():
         oracle = Script(torch_engine)
         oracle.run(*program.script_lines(), REAL_LOSS, "loss.backward()")

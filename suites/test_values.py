@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.checks import assert_gradients_stop_at, assert_leaf_grads
-from autograd_conformance.harness.engines import EngineLoadError, load_engine
+from autograd_conformance.harness.checks import (assert_gradients_stop_at, assert_leaf_grads,
+                                                differential_oracle)
 from autograd_conformance.harness.ops import DIV_MIN, SATURATION_MAX
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
@@ -26,13 +26,6 @@ NUMBER_OPERAND_DERIVATIVES = {
     "*": (lambda c, x: np.full_like(x, c), lambda c, x: np.full_like(x, c)),
     "/": (lambda c, x: -c / x ** 2, lambda c, x: np.full_like(x, 1.0 / c)),
 }
-
-
-def _torch_engine():
-    try:
-        return load_engine("torch")
-    except EngineLoadError:
-        return None
 
 
 def _torch_values(engine, torch_engine, program):
@@ -132,11 +125,7 @@ def test_a_gradient_through_to_comes_back_in_the_source_dtype(engine, shape, dty
 def test_gradients_match_torch_on_the_same_program(engine, data):
     """Differential oracle: torch, running the same program, gives the same forward value and
     the same gradients (within the dtype's tolerance)."""
-    if engine.name == "torch":
-        pytest.skip("torch is the differential oracle itself")
-    torch_engine = _torch_engine()
-    if torch_engine is None:
-        pytest.skip("torch is not installed: no differential oracle")
+    torch_engine = differential_oracle(engine)
     program = data.draw(programs(engine), label="program")
     torch_out, torch_grads = _torch_values(engine, torch_engine, program)
     magnitude = analytic_grads(program).magnitude   # the scale of both engines' rounding
