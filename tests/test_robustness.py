@@ -105,6 +105,23 @@ def test_hostile_engines_are_given_up_and_the_run_ends_with_a_report(tmp_path, w
     assert "&lt;script&gt;document.title" in html and "<script>document.title" not in html
 
 
+def test_known_gaps_that_time_out_do_not_give_the_engine_up(tmp_path):
+    """A gated run reaches every test of an engine whose baseline lists slow gaps: more of them run
+    past the time limit than --unresponsive-after allows, and each is an expected failure."""
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text("LEAF-5  # backward never returns\nLEAF-6\nREQ-9\n")
+    json_path = tmp_path / "results.json"
+    run = run_pytest("suites/test_leaves.py", "--engine", "broken.hostile.hanging_backward",
+                     *[arg for id_ in ("LEAF-5", "LEAF-6", "REQ-9") for arg in ("--behaviour", id_)],
+                     f"--baseline={baseline}", "--test-timeout", "1", "--no-report",
+                     f"--json-report={json_path}", timeout=120)
+    data = json.loads(json_path.read_text())
+    outcomes = Counter(test["outcome"] for test in data["tests"])
+    assert outcomes == {"xfailed": 5}, (outcomes, run.stdout)
+    assert not data["run"]["unresponsive"]
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
 def test_an_engine_error_is_reported_with_the_engine_message(tmp_path):
     json_path = tmp_path / "results.json"
     run = run_pytest("suites/test_leaves.py", "--engine", "broken.hostile.script_errors",
