@@ -58,8 +58,9 @@ def run(profile: str, seed: int | None, engines: list[str], workers: int, logs: 
     log = logs / f"{profile}-seed{'none' if seed is None else seed}.log"
     log.write_text(" ".join(args) + "\n\n" + output)
     failures = sorted(set(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)))
-    summary = (re.findall(r"^=+ (.*(?:passed|failed|error).*) =+$", output, re.MULTILINE)
-               or output.strip().splitlines()[-1:])
+    # pytest's last line, "=== 803 passed in 303s ===" or, under -q, the same without the rules
+    summary = (re.findall(r"^=* ?(\d+ (?:passed|failed|errors?)\b.* in [\d.]+s.*?)(?: =+)?$",
+                          output, re.MULTILINE) or output.strip().splitlines()[-1:])
     return {"profile": profile, "seed": seed, "returncode": completed.returncode,
             "failures": failures, "seconds": round(seconds, 1), "log": str(log),
             "summary": summary[-1] if summary else "", "command": " ".join(args[1:])}
