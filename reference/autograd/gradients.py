@@ -52,7 +52,7 @@ def _root_grads(outputs, grad_outputs, as_tensors):
 
 
 def _check_complex_iff(i, g, out):
-    """A gradient is complex exactly when its output is (CPLX-8): between two real or two complex
+    """A gradient is complex exactly when its output is (CPLX-7): between two real or two complex
     dtypes it is cast (JAC-12), but a real gradient for a complex output (or the reverse) would drop or
     invent an imaginary part."""
     if (g._array.dtype.kind == "c") != (out._array.dtype.kind == "c"):

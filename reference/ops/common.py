@@ -140,12 +140,10 @@ def cast(grad, dtype):
     """The gradient in another NumPy dtype (ToCopyBackward0); itself if it has that dtype. A complex
     gradient that reaches a real input keeps its real part: the imaginary part is the derivative
     along a direction the real input cannot move in (CPLX-5, CPLX-6)."""
-    if isinstance(grad, Tensor):
-        if grad._array.dtype.kind == "c" and dtype.kind != "c":
-            grad = grad.real
-        return grad if grad._array.dtype == dtype else grad.to(dtypes.from_numpy(dtype))
-    if grad.dtype.kind == "c" and dtype.kind != "c":
+    if (grad._array if isinstance(grad, Tensor) else grad).dtype.kind == "c" and dtype.kind != "c":
         grad = grad.real
+    if isinstance(grad, Tensor):
+        return grad if grad._array.dtype == dtype else grad.to(dtypes.from_numpy(dtype))
     return grad if grad.dtype == dtype else grad.astype(dtype)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import cast, output
+from .common import cast, conj as conjugate, output
 
 
 def complex(real, imag):  # noqa: A001 - torch's name
@@ -92,4 +92,4 @@ class ConjBackward0(Node):
     __slots__ = ()
 
     def backward(self, grad):
-        return (conj(grad) if isinstance(grad, Tensor) else np.conj(grad),)
+        return (conjugate(grad),)
