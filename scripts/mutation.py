@@ -68,6 +68,22 @@ PLUMBING = {
                              "Function.apply", "_run_forward", "_attach", "_as_output"),
     "ops/views.py": ("View.follow_base", "positions_in_base", "view_of"),
     "ops/inplace.py": ("_rebase",),
+    # forward-mode AD: tangents, levels and duals (the ops' own rules are FORWARD targets)
+    "dual.py": ("tangent", "set_tangent", "jvp"),
+    "autograd/forward_ad.py": ("dual_level.__enter__", "dual_level.__exit__", "make_dual",
+                               "unpack_dual"),
+    # hooks on tensors, nodes and modules, and anomaly mode's NaN check
+    "hooks.py": ("RemovableHandle.remove", "HookDict.add"),
+    "tensor_hooks.py": ("TensorHooks.register_hook",
+                        "TensorHooks.register_post_accumulate_grad_hook"),
+    "node_hooks.py": ("NodeHookMethods.register_prehook", "NodeHookMethods.register_hook",
+                      "_register", "call_prehooks", "call_posthooks", "_listed", "_tensors",
+                      "_replaced", "replacement"),
+    "module_hooks.py": ("BackwardHookFunctionBackward.backward", "call_with_backward_hooks",
+                        "_HookedCall.wrap_inputs", "_HookedCall.wrap_outputs",
+                        "_HookedCall._on_outputs", "_HookedCall._on_inputs", "_through_node",
+                        "_output", "_spread", "_run"),
+    "anomaly.py": ("check_outputs", "report_failure"),
 }
 # ops/ functions that are not reached from a backward method but only exist for one: the forward
 # computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to.
@@ -149,9 +165,32 @@ def _ops_targets() -> list[Target]:
             for file, name in ordered]
 
 
+def _rules(func: ast.FunctionDef) -> list[ast.Lambda]:
+    """The forward-mode rules an ops/ forward passes to `jvp(out, inputs, *rules)` as lambdas:
+    each input's derivative applied to its tangent. Rules that are functions of their own
+    (`unchanged`, the reduction the forward also uses) are not forward-mode code."""
+    return [rule for call in ast.walk(func)
+            if isinstance(call, ast.Call) and ast.unparse(call.func) == "jvp"
+            for rule in call.args[2:] if isinstance(rule, ast.Lambda)]
+
+
+def _forward_targets(chosen: list[Target]) -> list[Target]:
+    """The ops/ forwards with forward-mode rules, mutated only inside those rules (`sites`); a
+    function that is a backward target already has its whole body mutated."""
+    taken = {(target.file, target.qualname) for target in chosen}
+    found = []
+    for path in sorted((REFERENCE / "ops").glob("*.py")):
+        file = f"ops/{path.name}"
+        for name, func in _functions(_parse(file)).items():
+            if _rules(func) and (file, name) not in taken:
+                found.append(Target(file, _module_of(file), name, func, "forward"))
+    return found
+
+
 def targets() -> list[Target]:
     """Every function the mutator changes, in file and line order."""
     found = _ops_targets()
+    found += _forward_targets(found)
     for file, qualnames in PLUMBING.items():
         functions = _functions(_parse(file))
         found += [Target(file, _module_of(file), name, functions[name], "plumbing")
@@ -293,17 +332,23 @@ def _is_zero(node: ast.AST) -> bool:
 
 
 def sites(target: Target):
-    """Every mutable node of the target's body with its path, in source order."""
+    """Every mutable node of the target's body with its path, in source order; of a forward
+    target's body, only its forward-mode rules, whose bodies are the tangents they return."""
     returned, tensors = _returned(target.node) if target.area == "ops" else (set(), set())
     arrays = (returned - tensors) | (_stored(target.node) if target.area == "plumbing" else set())
     indices = _indices(target.node)
+    rules = {id(rule.body) for rule in _rules(target.node)} if target.area == "forward" else set()
+    returned |= rules
+    arrays |= rules
 
-    def visit(node, path):
+    def visit(node, path, inside=not rules):
         if _skipped(node):
             return
-        yield Site(node, path, id(node) in returned, id(node) in arrays, id(node) in indices)
+        inside = inside or id(node) in rules
+        if inside:
+            yield Site(node, path, id(node) in returned, id(node) in arrays, id(node) in indices)
         for step, child in _children(node):
-            yield from visit(child, path + (step,))
+            yield from visit(child, path + (step,), inside)
 
     for step, stmt in _body(target.node):
         yield from visit(stmt, (step,))
@@ -541,6 +586,7 @@ class Mutant:
     source: str
     def_line: int
     lines: tuple        # the lines of reference/{file} that run whenever the site's code runs
+    area: str = "ops"   # the target's: ops, forward (a forward-mode rule) or plumbing
     tree: ast.FunctionDef = field(repr=False, compare=False, default=None)
 
     @property
@@ -550,10 +596,6 @@ class Mutant:
     @property
     def diff(self) -> str:
         return f"{self.before}  ->  {self.after}"
-
-    @property
-    def area(self) -> str:
-        return "ops" if self.file.startswith("ops/") else "plumbing"
 
 
 def node_at(root: ast.AST, path: tuple) -> ast.AST:
@@ -604,7 +646,8 @@ def _mutants_of(target: Target, original: str):
                     operator=operator.__name__, before=_readable(site.node),
                     after=_readable(new), path=site.path, source=source,
                     def_line=target.node.lineno,
-                    lines=_covering_lines(target.node, site.path), tree=mutated)
+                    lines=_covering_lines(target.node, site.path), area=target.area,
+                    tree=mutated)
 
 
 def _covering_lines(func: ast.FunctionDef, path: tuple) -> tuple[int, int]:
@@ -716,10 +759,12 @@ SUITES = "suites"
 def command(tests: list[str], test_timeout: float) -> list[str]:
     """The conformance run of one mutant over `tests` (node IDs; [] is every suite module):
     shrinking off (the probe plugin), stop at the first failure, a hung test failed by the
-    harness's own time limit."""
+    harness's own time limit; asserts not rewritten (`--assert=plain`: only the outcome counts,
+    and rewriting the harness and plugins again cost each run about 0.7 s)."""
     return [sys.executable, "-m", "pytest", *(tests or [SUITES]), "--engine", ENGINE_MODULE,
             "--hypothesis-profile", "ci", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-            "--no-report", "-p", "broken._probe", "--test-timeout", f"{test_timeout:g}"]
+            "--assert=plain", "--no-report", "-p", "broken._probe",
+            "--test-timeout", f"{test_timeout:g}"]
 
 
 def _environment(directory: str, probe: str) -> dict:
@@ -789,10 +834,24 @@ def covering_tests(mutant: Mutant, coverage: dict) -> list[str]:
     reported `uncovered` (a survivor) without running it. Quickest first, because `-x` stops a
     killed mutant at its first failing test."""
     first, last = mutant.lines
+    forward = mutant.area == "forward"
     reaching = [(test["seconds"], nodeid) for nodeid, test in coverage.items()
                 if test["lines"] is None
-                or any(first <= number <= last for number in test["lines"].get(mutant.file, ()))]
+                or any(first <= number <= last for number in test["lines"].get(mutant.file, ()))
+                and not (forward and _TANGENT_LINE not in test["lines"].get("dual.py", ()))]
     return [nodeid for _, nodeid in sorted(reaching)]
+
+
+def _tangent_line() -> int:
+    """The line of dual.jvp that applies the rules (`total = ...`). A forward-mode rule shares
+    its line with the forward that calls jvp, which every test of the op runs; only the tests
+    that also ran this line computed a tangent, so only they can evaluate a rule."""
+    jvp = _functions(_parse("dual.py"))["jvp"]
+    return next(node.lineno for node in ast.walk(jvp) if isinstance(node, ast.Assign)
+                and ast.unparse(node.targets[0]) == "total")
+
+
+_TANGENT_LINE = _tangent_line()
 
 
 _TRACED = ("import sys; from scripts.mutation import pytest_main; "

@@ -132,6 +132,35 @@ def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
     assert mutation.covering_tests(mutant, coverage) == ["quick", "child process", "slow"]
 
 
+def test_forward_mode_rules_hooks_and_anomaly_mode_are_mutated(mutants, originals):
+    """A forward (`mul`) is mutated inside the rules it passes to jvp only, its forward values
+    left alone; such a mutant runs only the tests that computed a tangent (ran dual.jvp's rules)."""
+    assert {"dual.py", "autograd/forward_ad.py", "tensor_hooks.py", "node_hooks.py",
+            "module_hooks.py", "anomaly.py"} <= {mutant.file for mutant in mutants}
+    forward = [mutant for mutant in mutants if mutant.file == "ops/arithmetic.py"
+               and mutant.qualname == "mul"]
+    assert forward and all(mutant.area == "forward" for mutant in forward)
+    assert {mutant.diff for mutant in forward} >= {"da * value(b)  ->  -(da * value(b))",
+                                                   "value(a) * db  ->  db"}
+
+    def without_rules(func):
+        """The def with the bodies of the rules it passes to jvp blanked out."""
+        func = copy.deepcopy(func)
+        for rule in mutation._rules(func):
+            rule.body = ast.Constant(None)
+        return ast.dump(func)
+
+    original = originals[("ops/arithmetic.py", "mul")]
+    assert len(mutation._rules(original)) == 2
+    for mutant in forward:
+        assert without_rules(mutant.tree) == without_rules(original), mutant.id
+    line = forward[0].lines[0]
+    coverage = {"reverse": {"seconds": 0.1, "lines": {"ops/arithmetic.py": [line]}},
+                "tangents": {"seconds": 0.2, "lines": {"ops/arithmetic.py": [line],
+                                                       "dual.py": [mutation._TANGENT_LINE]}}}
+    assert mutation.covering_tests(forward[0], coverage) == ["tangents"]
+
+
 def test_the_equivalent_list_names_generated_mutants_with_reasons(mutants):
     """Each listed ID still names the change it was judged on (IDs count a function's mutants
     per operator, so editing the function or the operators can shift them)."""
