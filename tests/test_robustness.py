@@ -163,7 +163,13 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
             time.sleep(0.2)
         assert stuck.exists(), "the hanging engine's backward was never reached"
         os.killpg(run.pid, signum)
-        output, _ = run.communicate(timeout=120)
+        try:
+            output, _ = run.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            # still running: SIGABRT makes pytest's faulthandler print where each thread is
+            os.killpg(run.pid, signal.SIGABRT)
+            output, _ = run.communicate(timeout=30)
+            pytest.fail(f"the run did not end within 120 s of {signum.name}:\n{output[-6000:]}")
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
