@@ -2,7 +2,7 @@
 
 A run against a broken engine must happen in a process of its own (a mutant patches torch or the
 reference engine in the process that imports it), and most of such a run's time was the start-up:
-importing torch, NumPy, hypothesis and pytest again for every mutant and every reproducer. Here one
+importing torch, NumPy, hypothesis, pytest and the harness again for every mutant and every reproducer. Here one
 server process imports them once and forks a child per run; the child is the fresh process a run
 needs (the server itself never runs an op, a test or an engine, so nothing but loaded modules is
 inherited), with its own environment, working directory, standard streams and exit status.
@@ -26,7 +26,9 @@ import sys
 import tempfile
 import time
 
-PRELOADED = ("numpy", "torch", "hypothesis", "pytest", "xdist", "execnet")
+PRELOADED = ("numpy", "torch", "hypothesis", "pytest", "xdist", "execnet",
+             "autograd_conformance.pytest_plugin", "autograd_conformance.harness.plugin",
+             "autograd_conformance.reports.plugin", "autograd_conformance.reference")
 
 
 def clean_environment(env: dict[str, str] | None = None) -> dict[str, str]:
