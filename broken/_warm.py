@@ -2,10 +2,11 @@
 
 A run against a broken engine must happen in a process of its own (a mutant patches torch or the
 reference engine in the process that imports it), and most of such a run's time was the start-up:
-importing torch, NumPy, hypothesis, pytest and the harness again for every mutant and every reproducer. Here one
-server process imports them once and forks a child per run; the child is the fresh process a run
-needs (the server itself never runs an op, a test or an engine, so nothing but loaded modules is
-inherited), with its own environment, working directory, standard streams and exit status.
+importing torch, NumPy, hypothesis, pytest and the harness again for every mutant and every
+reproducer. Here one server process imports them once and forks a child per run; the child is the
+fresh process a run needs (the server itself never runs an op, a test or an engine, so nothing
+but loaded modules is inherited), with its own environment, working directory, standard streams
+and exit status.
 
     run_python(["-m", "pytest", ...], env=..., timeout=...) -> subprocess.CompletedProcess
 
