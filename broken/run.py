@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograd_conformance.harness.catalog import tests_by_behaviour
 from broken._warm import clean_environment, run_python
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,11 @@ def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_firs
     # -n 0: the probe counts examples in the process that runs the tests, and no mutant crashes.
     # --assert=plain: a failure is a failure without pytest's rewritten asserts, whose rewriting of
     # the harness and plugins cost each run about 0.7 s where bytecode is not cached.
-    command = [sys.executable, "-m", "pytest", "suites", "--engine", engine, "-q", "-rf",
+    # Only the suite modules that hold the behaviours' tests: collecting every module would cost
+    # each run about 0.6 s.
+    files = sorted({f"suites/{file}" for behaviour in behaviours
+                    for file, _ in tests_by_behaviour().get(behaviour, ())}) or ["suites"]
+    command = [sys.executable, "-m", "pytest", *files, "--engine", engine, "-q", "-rf",
                "-p", "no:cacheprovider", "-p", "broken._probe", "-n", "0", "--assert=plain",
                "--hypothesis-profile", profile, "--no-report"]
     for behaviour in behaviours:

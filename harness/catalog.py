@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import tomllib
+from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -48,3 +50,19 @@ def load_catalog(path: Path = CATALOG_PATH) -> Catalog:
             raise ValueError(f"{path.name}: {behaviour.id} has unknown area {behaviour.area!r}")
         behaviours[behaviour.id] = behaviour
     return Catalog(areas, behaviours)
+
+
+@cache
+def tests_by_behaviour() -> dict[str, list[tuple[str, str]]]:
+    """ID -> (suite file name, test name) of every test (function or class) whose `@behaviour(...)`
+    marker names it. Imports every suite module (as `autograd_conformance.suites.<name>`)."""
+    found = defaultdict(list)
+    for path in sorted(SUITES_DIR.glob("test_*.py")):
+        module = importlib.import_module(f"{suites.__name__}.{path.stem}")
+        for name, test in vars(module).items():
+            marks = getattr(test, "pytestmark", []) if name.startswith(("test_", "Test")) else []
+            for mark in marks:
+                if mark.name == "behaviour":
+                    for behaviour in mark.args:
+                        found[behaviour].append((path.name, name))
+    return dict(found)

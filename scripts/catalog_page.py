@@ -10,31 +10,16 @@ docstring; tests/test_catalog.py fails while the page is out of date.
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 from collections import defaultdict
 from pathlib import Path
 
-from autograd_conformance.harness.catalog import LEVELS, load_catalog
+from autograd_conformance.harness.catalog import LEVELS, load_catalog, tests_by_behaviour
 
 ROOT = Path(__file__).resolve().parent.parent
 
 PAGE = ROOT / "docs" / "catalog.md"
 ID = re.compile(r"\b[A-Z]+-\d+\b")
-
-
-def tests_by_behaviour() -> dict[str, list[tuple[str, str]]]:
-    """ID -> (suite file, test name) of every test whose `@behaviour(...)` marker names it."""
-    found = defaultdict(list)
-    for path in sorted((ROOT / "suites").glob("test_*.py")):
-        module = importlib.import_module(f"autograd_conformance.suites.{path.stem}")
-        for name, test in vars(module).items():
-            marks = getattr(test, "pytestmark", []) if name.startswith("test_") else []
-            for mark in marks:
-                if mark.name == "behaviour":
-                    for behaviour in mark.args:
-                        found[behaviour].append((path.name, name))
-    return found
 
 
 def reference_by_behaviour() -> dict[str, list[tuple[str, str]]]:
