@@ -16,9 +16,10 @@ from autograd_conformance.harness.checks import held_constant
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   analytic_jacobian, central_difference_jacobian)
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (SHAPING, float_dtypes,
-                                                     full_precision_values, programs,
-                                                     recorded_intermediates, shapes, values)
+from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, float_dtypes,
+                                                     full_precision_values, op_applications,
+                                                     programs, recorded_intermediates, shapes,
+                                                     values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -204,6 +205,122 @@ def test_tangents_are_jacobian_vector_products(engine, data):
     script = Script(engine)
     _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent")
     _check_jvp(script, program, tangents)
+
+
+@behaviour("FWD-4")
+@pytest.mark.parametrize("op", ALL_OPS)  # each op its own examples, as test_op_grads.py's
+@given(data=st.data())
+def test_each_op_carries_its_jacobian_vector_product(engine, data, op):
+    """One application of each op of the op set (inside its smooth domain, every parameter and
+    broadcast its generator draws) with some inputs dual: the output's tangent is J v. A random
+    program puts a given op behind a dual input in few of its examples; this test in all."""
+    program = data.draw(op_applications(engine, op), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent")
+    _check_jvp(script, program, tangents)
+
+
+def _float_dtype(engine):
+    return "float64" if engine.has("float64") else "float32"
+
+
+def _drawn_from(data, shape, choices, label):
+    size = int(np.prod(shape))
+    return np.asarray(data.draw(st.lists(st.sampled_from(choices), min_size=size, max_size=size),
+                                label=label)).reshape(shape)
+
+
+@behaviour("FWD-4")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_tangents_at_a_zero_base_have_the_limits_of_the_tensor_power(engine, shape, data):
+    """Where reverse mode takes the limits of a ** b at a zero base (GRAD-6), so does forward
+    mode: the tangent is b a^(b-1) da + a^b log(a) db with the second term 0 where a == 0 (and
+    where a == 1, log(1) being 0), not 0 * log(0)."""
+    dtype = _float_dtype(engine)
+    a, b = (_drawn_from(data, shape, choices, name) for name, choices in
+            (("bases with zeros", [0.0, 0.0, 0.5, 1.0, 2.0]), ("exponents", [1.0, 1.5, 2.0, 3.0])))
+    da, db = (data.draw(values(shape, dtype, TANGENT_BOUND), label=f"tangent of {name}")
+              for name in ("a", "b"))
+    script = Script(engine)
+    script.run(FORWARD_AD, f"a = {tensor_literal(a, dtype)}", f"b = {tensor_literal(b, dtype)}")
+    script.run("with fwAD.dual_level():",
+               f"    a = fwAD.make_dual(a, {tensor_literal(da, dtype)})",
+               f"    b = fwAD.make_dual(b, {tensor_literal(db, dtype)})",
+               "    tangent = fwAD.unpack_dual(a ** b).tangent")
+    with np.errstate(divide="ignore"):
+        log_a = np.where(a == 0, 0.0, np.log(a))
+    script.check_close("tangent", b * a ** (b - 1) * da + a ** b * log_a * db, dtype=dtype,
+                       oracle="b a^(b-1) da + a^b log(a) db, log(a) taken as 0 where a == 0")
+
+
+@behaviour("FWD-4")
+@pytest.mark.parametrize("function, derivative", [("relu", lambda x: (x > 0).astype(float)),
+                                                  ("abs", np.sign)])
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_tangents_at_a_kink_are_zero(engine, function, derivative, shape, data):
+    """relu and abs at exactly 0 pass on no tangent, as their gradients there are 0 (GRAD-6)."""
+    dtype = _float_dtype(engine)
+    x = _drawn_from(data, shape, [0.0, 0.0, 0.5, -1.5], "inputs with zeros")
+    v = data.draw(values(shape, dtype, TANGENT_BOUND), label="tangent")
+    script = Script(engine)
+    script.run(FORWARD_AD, f"x = {tensor_literal(x, dtype)}")
+    script.run("with fwAD.dual_level():",
+               f"    x = fwAD.make_dual(x, {tensor_literal(v, dtype)})",
+               f"    tangent = fwAD.unpack_dual(torch.{function}(x)).tangent")
+    script.check_close("tangent", derivative(x) * v, dtype=dtype,
+                       oracle=f"{function}'(x) v, with {function}'(0) = 0")
+
+
+@behaviour("FWD-4")
+@pytest.mark.parametrize("expression, derivative", [
+    ("3.0 - x", lambda x: -np.ones_like(x)), ("3.0 / x", lambda x: -3.0 / x ** 2),
+    ("x / 3.0", lambda x: np.full_like(x, 1 / 3.0)), ("x.sgn()", np.zeros_like)])
+@given(shape=shapes(), data=st.data())
+def test_number_operands_and_sgn_carry_tangents(engine, expression, derivative, shape, data):
+    """Ops with a Python number on either side, and sgn (whose tangent is 0 away from 0), are
+    ops of the set too: the tangent is the elementwise derivative times v."""
+    dtype = _float_dtype(engine)
+    x = data.draw(full_precision_values(shape, dtype), label="x")  # magnitudes >= 0.25: no pole
+    v = data.draw(values(shape, dtype, TANGENT_BOUND), label="tangent")
+    script = Script(engine)
+    script.run(FORWARD_AD, f"x = {tensor_literal(x, dtype)}")
+    script.run("with fwAD.dual_level():", f"    x = fwAD.make_dual(x, {tensor_literal(v, dtype)})",
+               f"    tangent = fwAD.unpack_dual({expression}).tangent")
+    script.check_close("tangent", derivative(x) * v, dtype=dtype, oracle=f"d({expression})/dx v")
+
+
+@behaviour("FWD-4")
+@needs("nn")
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@given(shape=shapes(min_dims=2, max_dims=2), data=st.data())
+def test_linear_layers_and_mse_loss_carry_tangents(engine, reduction, shape, data):
+    """Through nn.Linear (a dual input: dx W^T) and nn.MSELoss (dual input and target:
+    2 (x - y)(dx - dy), averaged or summed as the reduction says)."""
+    dtype = _float_dtype(engine)
+    arrays = {name: data.draw(full_precision_values(array_shape, dtype), label=name)
+              for name, array_shape in (("x", shape), ("y", shape), ("w", (2, shape[1])))}
+    tangents = {name: data.draw(values(shape, dtype, TANGENT_BOUND), label=f"tangent of {name}")
+                for name in ("x", "y")}
+    script = Script(engine)
+    script.run(FORWARD_AD, *(f"{name} = {tensor_literal(array, dtype)}"
+                             for name, array in arrays.items()),
+               f"layer = torch.nn.Linear({shape[1]}, 2)", "layer.weight = torch.nn.Parameter(w)",
+               f"layer.bias = torch.nn.Parameter({tensor_literal(np.zeros(2), dtype)})")
+    script.run("with fwAD.dual_level():",
+               *(f"    {name} = fwAD.make_dual({name}, {tensor_literal(tangent, dtype)})"
+                 for name, tangent in tangents.items()),
+               "    through_layer = fwAD.unpack_dual(layer(x)).tangent",
+               f"    through_loss = fwAD.unpack_dual(torch.nn.MSELoss(reduction={reduction!r})"
+               "(x, y)).tangent")
+    w = arrays["w"]
+    script.check_close("through_layer", tangents["x"] @ w.T, dtype=dtype, oracle="dx W^T",
+                       magnitude=float(np.max(np.abs(tangents["x"]) @ np.abs(w.T))))
+    each = 2 * (arrays["x"] - arrays["y"]) * (tangents["x"] - tangents["y"])
+    reduce = {"mean": np.mean, "sum": np.sum, "none": lambda a: a}[reduction]
+    script.check_close("through_loss", reduce(each), dtype=dtype,
+                       oracle=f"2 (x - y)(dx - dy), reduction {reduction!r}",
+                       magnitude=float(np.max(reduce(np.abs(each)))))
 
 
 @behaviour("FWD-4")
