@@ -306,6 +306,65 @@ def _check_layer_grads(script, layer, *, scale_inputs, scale_parameters, input_r
                            magnitude=abs(scale) * float(size.max()))
 
 
+PRODUCT = ("class Product(torch.nn.Module):  # w * x1 * ... * xk, a module of k inputs",
+           "    def __init__(self):",
+           "        super().__init__()",
+           "        self.w = torch.nn.Parameter(torch.tensor([2.0, 3.0]))",
+           "    def forward(self, *xs):",
+           "        out = self.w",
+           "        for x in xs:",
+           "            out = out * x",
+           "        return out")
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks")
+@given(inputs=st.integers(2, 3))
+def test_a_module_hook_gets_one_grad_input_per_input(engine, inputs):
+    """With k inputs that require grad, grad_input holds k gradients, each at its input's place:
+    for w x^k with every x the same, w x^(k-1)."""
+    script = Script(engine)
+    script.run(*PRODUCT)
+    script.run("module, seen = Product(), []",
+               "module.register_full_backward_hook(lambda m, gi, go: seen.append(list(gi)))",
+               f"xs = [torch.tensor([1.5, -0.5], requires_grad=True) for _ in range({inputs})]",
+               "module(*xs).sum().backward()")
+    script.check(f"len(seen) == 1 and len(seen[0]) == {inputs}",
+                 f"expected one call with {inputs} grad_input entries, got {{seen}}")
+    for index in range(inputs):
+        script.check_close(f"seen[0][{index}]", np.array([2.0, 3.0]) * np.array([1.5, -0.5])
+                           ** (inputs - 1), dtype="float32", oracle="w x^(k-1)")
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks")
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
+@given(inputs=st.integers(1, 3), returned=st.sampled_from(["None", "Nones", "a gradient"]))
+def test_a_module_hook_without_requiring_inputs_gets_and_may_return_only_nones(engine, inputs,
+                                                                             returned):
+    """A full backward hook on a module none of whose inputs requires grad (its parameter does)
+    still fires, with grad_input None for each of the inputs; it may return None or a tuple of
+    Nones, and anything else is a RuntimeError."""
+    result = {"None": "None", "Nones": f"(None,) * {inputs}",
+              "a gradient": f"(grad_output[0],) + (None,) * {inputs - 1}"}[returned]
+    script = Script(engine)
+    script.run(*PRODUCT)
+    script.run("module, seen = Product(), []",
+               "def hook(module, grad_input, grad_output):",
+               "    seen.append([g is None for g in grad_input])",
+               f"    return {result}",
+               "module.register_full_backward_hook(hook)",
+               f"loss = module(*[torch.tensor([1.5, -0.5]) for _ in range({inputs})]).sum()")
+    if returned == "a gradient":
+        script.raises("loss.backward()", "no input requires gradient should always return None")
+    else:
+        script.run("loss.backward()")
+        script.check_close("module.w.grad", np.array([1.5, -0.5]) ** inputs, dtype="float32",
+                           oracle="d(w x^k)/dw = x^k")
+    script.check(f"seen == [[True] * {inputs}]",
+                 f"expected one call with {inputs} grad_input entries, all None; got {{seen}}")
+
+
 @behaviour("HOOK-12")
 @needs("nn", "module_hooks")
 @pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
