@@ -180,6 +180,37 @@ def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, d
     assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node pre-hook")
 
 
+@behaviour("HOOK-15")
+@needs("node_hooks", "custom_function")
+@given(factor=FACTORS)
+def test_a_node_of_two_outputs_gives_its_pre_hook_both_gradients(engine, factor):
+    """The pre-hook of a node with two outputs (a custom Function's) gets both outputs'
+    gradients, in output order, and may replace either."""
+    script = Script(engine)
+    script.run("class Two(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        return x * 2, x * 3",
+               "    @staticmethod",
+               "    def backward(ctx, ga, gb):",
+               "        return ga * 2 + gb * 3",
+               "x = torch.tensor([1.5, -0.5], requires_grad=True)",
+               "a, b = Two.apply(x)",
+               "seen = []",
+               "def pre(grad_outputs):",
+               f"    seen.append([{COPY} for g in grad_outputs])",
+               f"    return (grad_outputs[0] * {factor}, grad_outputs[1])",
+               "a.grad_fn.register_prehook(pre)",
+               "(a.sum() + (b * 5).sum()).backward()")
+    script.check("len(seen) == 1 and len(seen[0]) == 2",
+                 "expected one pre-hook call with two gradients, got {seen}")
+    script.check_close("seen[0][0]", np.ones(2), dtype="float32", oracle="d out / d a = 1")
+    script.check_close("seen[0][1]", np.full(2, 5.0), dtype="float32", oracle="d out / d b = 5")
+    script.check_close("x.grad", np.full(2, 2.0 * factor + 15.0), dtype="float32",
+                       oracle="2 k + 3 * 5, with the hook's k on a's gradient",
+                       magnitude=abs(2.0 * factor) + 15.0)
+
+
 @behaviour("HOOK-16")
 @needs("node_hooks", "autograd_grad")
 @given(data=st.data(), with_a_leaf_below=st.booleans())
