@@ -171,6 +171,28 @@ def test_non_holomorphic_ops_follow_the_convention(engine, dtype, shape, data, l
                         "dL/dx + i dL/dy")
 
 
+@behaviour("CPLX-6")
+@given(dtype=st.sampled_from(("float32", "float64")), shape=shapes(), data=st.data(),
+       requiring=st.sampled_from(("x", "y", "both")),
+       loss=st.sampled_from(("u.real * 3 + u.imag * 2", "u.real * 3", "u.imag * 2")))
+def test_the_parts_of_a_complex_of_real_leaves_reach_each_leaf(engine, dtype, shape, data,
+                                                               requiring, loss):
+    """u = torch.complex(x, y), L = sum(3 u.real + 2 u.imag) or one of its terms: the real
+    gradient comes back through .real and .imag, and complex() gives x 3 and y 2 (0 for a term
+    left out), whichever of them requires grad (the other keeps grad None)."""
+    script = Script(engine)
+    for name in ("x", "y"):
+        array = data.draw(values(shape, dtype), label=name)
+        script.run(f"{name} = {tensor_literal(array, dtype, requiring in (name, 'both'))}")
+    script.run("u = torch.complex(x, y)", f"({loss}).sum().backward()")
+    for name, expected in (("x", 3.0 * ("real" in loss)), ("y", 2.0 * ("imag" in loss))):
+        if requiring in (name, "both"):
+            script.check_close(f"{name}.grad", np.full(shape, expected), dtype=dtype,
+                               oracle=f"d(3 x + 2 y)/d{name}")
+        else:
+            script.check(f"{name}.grad is None", f"{name} does not require grad, yet has a .grad")
+
+
 @behaviour("CPLX-5")
 @given(dtype=st.sampled_from(("float32", "float64")), shape=shapes(), data=st.data(),
        through=st.sampled_from(("torch.complex(x, y)", "x * c", "x * (1.5 - 2j)")))
