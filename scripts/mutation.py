@@ -68,7 +68,7 @@ PLUMBING = {
                              "Function.apply", "_run_forward", "_attach", "_as_output"),
     "ops/views.py": ("View.follow_base", "positions_in_base", "view_of"),
     "ops/inplace.py": ("_rebase",),
-    # forward-mode AD: tangents, levels and duals (the ops' own rules are FORWARD targets)
+    # forward-mode AD: tangents, levels and duals (the ops' own rules: `_forward_targets`)
     "dual.py": ("tangent", "set_tangent", "jvp"),
     "autograd/forward_ad.py": ("dual_level.__enter__", "dual_level.__exit__", "make_dual",
                                "unpack_dual"),
