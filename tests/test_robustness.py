@@ -169,7 +169,8 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
             # still running: SIGABRT makes pytest's faulthandler print where each thread is
             os.killpg(run.pid, signal.SIGABRT)
             output, _ = run.communicate(timeout=30)
-            pytest.fail(f"the run did not end within 120 s of {signum.name}:\n{output[-6000:]}")
+            shown = output if len(output) <= 12000 else f"{output[:6000]}\n...\n{output[-6000:]}"
+            pytest.fail(f"the run did not end within 120 s of {signum.name}:\n{shown}")
     finally:
         if run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
