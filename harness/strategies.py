@@ -53,6 +53,11 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
     return st.sampled_from(("float32", "float64") if engine.has("float64") else ("float32",))
 
 
+def widest_float_dtype(engine) -> str:
+    """float64 where `engine` has it (a gradient rounded through float32 shows), else float32."""
+    return "float64" if engine.has("float64") else "float32"
+
+
 @st.composite
 def shapes(draw, min_dims: int = 0, max_dims: int = MAX_DIMS) -> tuple[int, ...]:
     """Shapes of `min_dims` to `max_dims` dims (each rank about equally likely) of 1 to 3

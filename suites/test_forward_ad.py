@@ -19,7 +19,7 @@ from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, float_dtypes,
                                                      full_precision_values, op_applications,
                                                      programs, recorded_intermediates, shapes,
-                                                     values)
+                                                     values, widest_float_dtype)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -221,10 +221,6 @@ def test_each_op_carries_its_jacobian_vector_product(engine, data, op):
     _check_jvp(script, program, tangents)
 
 
-def _float_dtype(engine):
-    return "float64" if engine.has("float64") else "float32"
-
-
 def _drawn_from(data, shape, choices, label):
     size = int(np.prod(shape))
     return np.asarray(data.draw(st.lists(st.sampled_from(choices), min_size=size, max_size=size),
@@ -237,7 +233,7 @@ def test_tangents_at_a_zero_base_have_the_limits_of_the_tensor_power(engine, sha
     """Where reverse mode takes the limits of a ** b at a zero base (GRAD-6), so does forward
     mode: the tangent is b a^(b-1) da + a^b log(a) db with the second term 0 where a == 0 (and
     where a == 1, log(1) being 0), not 0 * log(0)."""
-    dtype = _float_dtype(engine)
+    dtype = widest_float_dtype(engine)
     a, b = (_drawn_from(data, shape, choices, name) for name, choices in
             (("bases with zeros", [0.0, 0.0, 0.5, 1.0, 2.0]), ("exponents", [1.0, 1.5, 2.0, 3.0])))
     da, db = (data.draw(values(shape, dtype, TANGENT_BOUND), label=f"tangent of {name}")
@@ -260,7 +256,7 @@ def test_tangents_at_a_zero_base_have_the_limits_of_the_tensor_power(engine, sha
 @given(shape=shapes(min_dims=1), data=st.data())
 def test_tangents_at_a_kink_are_zero(engine, function, derivative, shape, data):
     """relu and abs at exactly 0 pass on no tangent, as their gradients there are 0 (GRAD-6)."""
-    dtype = _float_dtype(engine)
+    dtype = widest_float_dtype(engine)
     x = _drawn_from(data, shape, [0.0, 0.0, 0.5, -1.5], "inputs with zeros")
     v = data.draw(values(shape, dtype, TANGENT_BOUND), label="tangent")
     script = Script(engine)
@@ -280,7 +276,7 @@ def test_tangents_at_a_kink_are_zero(engine, function, derivative, shape, data):
 def test_number_operands_and_sgn_carry_tangents(engine, expression, derivative, shape, data):
     """Ops with a Python number on either side, and sgn (whose tangent is 0 away from 0), are
     ops of the set too: the tangent is the elementwise derivative times v."""
-    dtype = _float_dtype(engine)
+    dtype = widest_float_dtype(engine)
     x = data.draw(full_precision_values(shape, dtype), label="x")  # magnitudes >= 0.25: no pole
     v = data.draw(values(shape, dtype, TANGENT_BOUND), label="tangent")
     script = Script(engine)
@@ -297,7 +293,7 @@ def test_number_operands_and_sgn_carry_tangents(engine, expression, derivative, 
 def test_linear_layers_and_mse_loss_carry_tangents(engine, reduction, shape, data):
     """Through nn.Linear (a dual input: dx W^T) and nn.MSELoss (dual input and target:
     2 (x - y)(dx - dy), averaged or summed as the reduction says)."""
-    dtype = _float_dtype(engine)
+    dtype = widest_float_dtype(engine)
     arrays = {name: data.draw(full_precision_values(array_shape, dtype), label=name)
               for name, array_shape in (("x", shape), ("y", shape), ("w", (2, shape[1])))}
     tangents = {name: data.draw(values(shape, dtype, TANGENT_BOUND), label=f"tangent of {name}")

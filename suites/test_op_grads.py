@@ -9,7 +9,8 @@ from hypothesis import given, strategies as st
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import cotangents, op_applications, shapes
+from autograd_conformance.harness.strategies import (cotangents, op_applications, shapes,
+                                                     widest_float_dtype)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -26,14 +27,11 @@ FAMILIES = {
 }
 
 
-def _dtype(engine):
-    return "float64" if engine.has("float64") else "float32"
-
-
 def _check_op(engine, data, op):
     """One application of `op` on leaves; backward with a random gradient (a vector of ones
     would hide transposed or permuted vector-Jacobian products) against the analytic oracle."""
-    program = data.draw(op_applications(engine, op, dtype=_dtype(engine)), label="program")
+    program = data.draw(op_applications(engine, op, dtype=widest_float_dtype(engine)),
+                        label="program")
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="gradient")
     expected = analytic_grads(program, v)
     script = Script(engine)
@@ -71,7 +69,7 @@ test_reshape_transpose_index = _family_test("OP-8")
 def test_pow_with_negative_bases_and_integer_exponents(engine, shape, exponent, data):
     """x ** k for an integer k is smooth for negative x (away from 0 when k < 0): the gradient is
     k * x ** (k - 1), whatever the sign of x (0 for k = 0)."""
-    dtype = _dtype(engine)
+    dtype = widest_float_dtype(engine)
     magnitude = st.floats(0.5, 3.0, width=32 if dtype == "float32" else 64)
     flat = data.draw(st.lists(magnitude.map(lambda v: -v), min_size=int(np.prod(shape)),
                               max_size=int(np.prod(shape))), label="negative bases")
@@ -92,7 +90,7 @@ def test_kinks_have_the_minimum_norm_subgradient_at_zero(engine, function, deriv
     """relu's derivative is 1 where x > 0 and 0 where x < 0, abs's is the sign of x; at x == 0
     exactly both are 0, the subgradient of minimum norm that the autograd note prescribes for a
     locally convex function."""
-    dtype = _dtype(engine)
+    dtype = widest_float_dtype(engine)
     size = int(np.prod(shape))
     flat = data.draw(st.lists(st.sampled_from([0.0, 0.0, -1.5, 2.0, -0.25, 0.5]), min_size=size,
                               max_size=size), label="values with zeros")
@@ -109,7 +107,7 @@ def test_kinks_have_the_minimum_norm_subgradient_at_zero(engine, function, deriv
 def test_a_zero_base_has_the_limits_of_its_tensor_power(engine, shape, data):
     """At a zero base, a ** b (b >= 1) is differentiable: d/db is 0 (0 ** b is 0 for every b > 0,
     not the b 0 ** b log(0) of the formula) and d/da is b 0 ** (b - 1): 1 for b == 1, else 0."""
-    dtype = _dtype(engine)
+    dtype = widest_float_dtype(engine)
     size = int(np.prod(shape))
     a_values, b_values = (np.asarray(data.draw(st.lists(st.sampled_from(choices), min_size=size,
                                                         max_size=size), label=name)).reshape(shape)

@@ -18,7 +18,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule, run_state_machine_as_test)
 
 from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import full_precision_values
+from autograd_conformance.harness.strategies import full_precision_values, widest_float_dtype
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -79,7 +79,7 @@ class AutogradSequence(RuleBasedStateMachine):
     def __init__(self, engine):
         super().__init__()
         self.engine = engine
-        self.dtype = "float64" if engine.has("float64") else "float32"
+        self.dtype = widest_float_dtype(engine)
         self.roots: list[Root] = []
         self.grad_enabled = True
         self.script = Script(engine)
