@@ -5,11 +5,10 @@ The broken engines in broken are bugs someone thought of. This script generates 
 AST changes at one site each (a flipped sign, a dropped term, swapped operands, a missing
 transpose or broadcast reduction, a float32 round trip, an accumulation that overwrites, ...) in
 the reference engine's backward formulas (reference/ops) and gradient plumbing (graph.py, walk.py,
-autograd/gradients.py). Each mutant runs the suites in its own process, whose engine module
-(`--engine mutant_engine`) imports the reference engine and replaces the one mutated function in
-that process (`install`): reference/ on disk is never edited and no mutant reaches another run.
-That process is forked from this one after it imported torch, pytest and the harness once (about
-4 s saved a mutant), or with `--isolation spawn` a fresh `python -m pytest`.
+autograd/gradients.py, forward mode, hooks). Each mutant runs the suites in a process of its own,
+forked from one pytest session that collected them once (see `Child`), where it replaces the one
+mutated function of the reference engine (`install`): reference/ on disk is never edited and no
+mutant reaches another run.
 
     python scripts/mutation.py list [--ids]          # the mutants, counted per operator and file
     python scripts/mutation.py show ID ...           # what a mutant changes
@@ -17,7 +16,8 @@ That process is forked from this one after it imported torch, pytest and the har
 
 `run` first runs the unmutated engine the same way (the control: a suite that fails on it would
 count every mutant killed), tracing which lines of reference/ each test runs. A mutant runs only
-the tests that executed its site, quickest first (`-x`: the first failure kills it); a mutant
+the tests that executed its site, until the first failure kills it: first those that killed other
+mutants of its function, then the quickest (see `Killers`); a mutant
 whose site no test executes is `uncovered`, a survivor that need not run (see `covering_tests`).
 Results go to benchmarks/RESULTS-mutation.md and benchmarks/mutation.json. Mutants listed with a
 reason in scripts/mutation_equivalent.txt are equivalent: they leave the score's denominator.
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import datetime
 import importlib
@@ -34,7 +35,6 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -42,6 +42,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT / "reference"
@@ -753,86 +755,171 @@ def write_engine(directory: Path, mutant: Mutant | None) -> Path:
 
 
 # ----- running ------------------------------------------------------------------------------------
+# Starting pytest (its plugins, the suite modules' imports, collection) took about 1-1.5 s of each
+# mutant's run, as long as its tests. So `run` starts one pytest session in this process, which
+# collects every suite test once and then, instead of running them, forks a child for each run:
+# the control, then each mutant. The child installs its mutant into the reference engine it
+# inherited, runs its tests in order until the first failure and exits; this process never runs
+# a test or a mutated function, so no mutant reaches another run.
 SUITES = "suites"
 
 
-def command(tests: list[str], test_timeout: float) -> list[str]:
-    """The conformance run of one mutant over `tests` (node IDs; [] is every suite module):
-    shrinking off (the probe plugin), stop at the first failure, a hung test failed by the
-    harness's own time limit; asserts not rewritten (`--assert=plain`: only the outcome counts,
-    and rewriting the harness and plugins again cost each run about 0.7 s)."""
-    return [sys.executable, "-m", "pytest", *(tests or [SUITES]), "--engine", ENGINE_MODULE,
-            "--hypothesis-profile", "ci", "-x", "-q", "-p", "no:cacheprovider", "-n", "0",
-            "--assert=plain", "--no-report", "-p", "broken._probe",
+def pytest_args(test_timeout: float) -> list[str]:
+    """The session's command line: shrinking off (the probe plugin: a kill needs a failure, not
+    the smallest one), a hung test failed by the harness's own time limit, asserts not rewritten
+    (only outcomes count), output not captured (each run writes its own log), no conformance
+    summary (the session itself runs no test)."""
+    return [SUITES, "--engine", ENGINE_MODULE, "--hypothesis-profile", "ci", "-q", "-s",
+            "-p", "no:cacheprovider", "-n", "0", "--assert=plain", "--no-report",
+            "-p", "no:autograd-conformance-report", "-p", "broken._probe",
             "--test-timeout", f"{test_timeout:g}"]
 
 
-def _environment(directory: str, probe: str) -> dict:
-    environment = {key: value for key, value in os.environ.items()
-                   if key not in ("AUTOGRAD_ENGINE", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS",
-                                  "PYTEST_XDIST_TESTRUNUID")}
-    environment["PYTHONPATH"] = os.pathsep.join(
-        [directory, str(ROOT)] + ([os.environ["PYTHONPATH"]] if "PYTHONPATH" in os.environ else []))
-    environment["BROKEN_PROBE_OUT"] = probe
-    return environment
+class Collected:
+    """pytest plugin: once the suites are collected, hand the items ({node ID: item}) to `work`
+    instead of running them; what `work` returns is kept in `result`."""
+
+    def __init__(self, work):
+        self.work, self.result = work, None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        if session.testsfailed:
+            raise session.Interrupted(f"{session.testsfailed} errors during collection")
+        self.result = self.work({item.nodeid: item for item in session.items})
+        return True
 
 
-def preload() -> None:
-    """What every mutant's run imports before it runs a test (torch, hypothesis, pytest, the
-    harness and the reference engine: about 4 s of a killed mutant's 5), imported once in the
-    parent so that `fork` isolation starts each run from a copy of it."""
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    for module in ("numpy", "torch", "hypothesis", "pytest", "autograd_conformance.pytest_plugin",
-                   PACKAGE):
-        importlib.import_module(module)
+class _Outcomes:
+    """pytest plugin of a child: the failures of its run, and (with `trace`) which lines of
+    reference/ each test executed, written as JSON {node ID: {"seconds": s, "lines": {file under
+    reference/: [line, ...]}}}: the control's coverage (see `covering_tests`); `"lines": null`
+    for a test marked `fresh_process`, which runs the engine in a process of its own too."""
 
+    def __init__(self):
+        self.failed: list[dict] = []
+        self.tests: dict[str, dict] = {}
+        self.lines: dict[str, set] = {}
 
-def pytest_main(args: list[str], trace: str | None = None) -> int:
-    """pytest.main(args); with `trace`, what each test ran of reference/ is written there as JSON
-    {node ID: {"seconds": s, "lines": {file under reference/: [line, ...]}}}: the control's
-    coverage, test by test (see `covering_tests`); `"lines": null` for a test marked
-    `fresh_process`, which runs the engine in a child process too."""
-    import pytest
-    if not trace:
-        return int(pytest.main(args))
-    prefix = os.path.dirname(importlib.import_module(PACKAGE).__file__) + os.sep
-    tests: dict[str, dict] = {}
-    running = {"lines": {}}  # the lines of the test that runs (collection's are dropped)
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            self.failed.append({"nodeid": report.nodeid,
+                                "timeout": "TimeLimitExceeded" in report.longreprtext})
 
-    class PerTest:
-        @pytest.hookimpl(hookwrapper=True)
-        def pytest_runtest_protocol(self, item):
-            running["lines"], started = {}, time.perf_counter()
+    @contextlib.contextmanager
+    def traced(self, item):
+        """Run `item` inside this, recording the lines of reference/ it executes."""
+        prefix = os.path.dirname(importlib.import_module(PACKAGE).__file__) + os.sep
+        self.lines, started = {}, time.perf_counter()
+
+        def line(frame, event, arg):
+            if event == "line":
+                self.lines.setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
+            return line
+
+        sys.settrace(lambda frame, event, arg:
+                     line if frame.f_code.co_filename.startswith(prefix) else None)
+        try:
             yield
-            lines = {name[len(prefix):]: sorted(lines) for name, lines in running["lines"].items()}
-            tests[item.nodeid] = {"seconds": round(time.perf_counter() - started, 3),
-                                  # a child process's lines are not traced: it may run any
-                                  "lines": None if item.get_closest_marker("fresh_process")
-                                  else lines}
-            running["lines"] = {}
+        finally:
+            sys.settrace(None)
+        self.tests[item.nodeid] = {
+            "seconds": round(time.perf_counter() - started, 3),
+            "lines": None if item.get_closest_marker("fresh_process") else
+            {name[len(prefix):]: sorted(lines) for name, lines in self.lines.items()}}
 
-    def line(frame, event, arg):
-        if event == "line":
-            running["lines"].setdefault(frame.f_code.co_filename, set()).add(frame.f_lineno)
-        return line
 
-    sys.settrace(lambda frame, event, arg:
-                 line if frame.f_code.co_filename.startswith(prefix) else None)
-    try:
-        code = int(pytest.main(args, plugins=[PerTest()]))
-    finally:
-        sys.settrace(None)
-    Path(trace).write_text(json.dumps(tests))
-    return code
+class Child:
+    """One run (a mutant, or None: the control) of `tests` (node IDs, in order) in a child forked
+    from the collecting session: it installs the mutant, runs the tests until the first failure,
+    and writes what happened (with `trace`, also the lines of reference/ that each test executed:
+    the result's "coverage"). Its output goes to a log file, so that polling never blocks."""
+
+    def __init__(self, items: dict, mutant: Mutant | None, tests: list[str],
+                 trace: bool = False):
+        self.mutant = mutant
+        self.scratch = tempfile.TemporaryDirectory(prefix="mutant-")
+        directory = Path(self.scratch.name)
+        write_engine(directory, mutant)  # for a test that starts the engine in a new process
+        self.log, self.outcomes = directory / "log", directory / "outcomes.json"
+        self.coverage = directory / "coverage.json"
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.started = time.perf_counter()
+        self.pid = os.fork()
+        if self.pid == 0:  # the child never returns into the parent's code, whatever happens
+            code = 3
+            try:
+                self._run([items[nodeid] for nodeid in tests], directory, trace)
+                code = 0
+            except BaseException:  # noqa: BLE001 - reported in the log, judged an error
+                import traceback
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+
+    def _run(self, items: list, directory: Path, trace: bool) -> None:
+        os.setpgrp()  # a time-out kills the processes its tests started too
+        descriptor = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(descriptor, 1)
+        os.dup2(descriptor, 2)
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(directory), os.environ["PYTHONPATH"]])
+        if self.mutant is not None:
+            install(self.mutant.module, self.mutant.qualname, self.mutant.source,
+                    self.mutant.def_line)
+        outcomes = _Outcomes()
+        if items:
+            items[0].config.pluginmanager.register(outcomes)
+        for index, item in enumerate(items):
+            following = items[index + 1] if index + 1 < len(items) else None
+            with outcomes.traced(item) if trace else contextlib.nullcontext():
+                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+            if outcomes.failed:
+                break
+        self.outcomes.write_text(json.dumps(outcomes.failed))
+        if trace:
+            self.coverage.write_text(json.dumps(outcomes.tests))
+
+    def poll(self) -> int | None:
+        """The exit code once the run has ended, else None."""
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        return os.waitstatus_to_exitcode(status) if pid else None
+
+    def stop(self) -> None:
+        """End the run (a time-out), and whatever processes it started."""
+        os.killpg(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+    def result(self, returncode: int | None) -> dict:
+        """What happened: killed (a test failed), timeout (the run or a test ran out of time: a
+        hang, counted as killed), survived (every test passed), or error (the run broke off)."""
+        seconds = time.perf_counter() - self.started
+        output = self.log.read_text(errors="replace") if self.log.exists() else ""
+        failed = json.loads(self.outcomes.read_text()) if self.outcomes.exists() else None
+        coverage = json.loads(self.coverage.read_text()) if self.coverage.exists() else None
+        self.scratch.cleanup()
+        if returncode is None or failed and failed[0]["timeout"]:
+            outcome = "timeout"
+        elif returncode == 0 and failed is not None:
+            outcome = "killed" if failed else "survived"
+        else:
+            outcome = "error"
+        result = {"outcome": outcome, "seconds": round(seconds, 2), "returncode": returncode,
+                  "killed_by": failed[0]["nodeid"] if failed else None}
+        if outcome in ("error", "survived") or self.mutant is None:
+            result["tail"] = "\n".join(output.splitlines()[-12:])
+        if coverage is not None:
+            result["coverage"] = coverage
+        return result
 
 
 def covering_tests(mutant: Mutant, coverage: dict) -> list[str]:
     """The tests that executed the mutant's site in the control run, quickest first. Only they
     can fail on it: under the derandomized `ci` profile a test that never reaches the site draws
     and computes exactly what it did in the control, and passes. A mutant no test reaches is
-    reported `uncovered` (a survivor) without running it. Quickest first, because `-x` stops a
-    killed mutant at its first failing test."""
+    reported `uncovered` (a survivor) without running it."""
     first, last = mutant.lines
     forward = mutant.area == "forward"
     reaching = [(test["seconds"], nodeid) for nodeid, test in coverage.items()
@@ -854,108 +941,31 @@ def _tangent_line() -> int:
 _TANGENT_LINE = _tangent_line()
 
 
-_TRACED = ("import sys; from scripts.mutation import pytest_main; "
-           "sys.exit(pytest_main(sys.argv[2:], sys.argv[1]))")
+class Killers:
+    """Which tests have killed mutants of each function so far in a run. A mutant runs those
+    first (the most kills first, then the rest quickest first): mutants of one function mostly
+    fall to the same few tests, and `-x` stops a killed mutant at its first failing test. The
+    order changes how long a run takes, not its outcome: a survivor runs every covering test."""
+
+    def __init__(self):
+        self.kills: Counter = Counter()
+
+    def order(self, mutant: Mutant, tests: list[str]) -> list[str]:
+        function = (mutant.file, mutant.qualname)
+        return sorted(tests, key=lambda nodeid: -self.kills[function, nodeid])
+
+    def record(self, mutant: Mutant, result: dict) -> None:
+        if result["killed_by"]:
+            self.kills[(mutant.file, mutant.qualname), result["killed_by"]] += 1
 
 
-def _fork_pytest(args: list[str], environment: dict, directory: str, log: Path,
-                 trace: str | None) -> int:
-    """Fork a child that runs pytest.main(args) as `python -m pytest` would from ROOT."""
-    pid = os.fork()
-    if pid:
-        return pid
-    code = 3
-    try:
-        descriptor = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(descriptor, 1)
-        os.dup2(descriptor, 2)
-        os.chdir(ROOT)
-        os.environ.clear()
-        os.environ.update(environment)
-        sys.path[:0] = [directory, str(ROOT)]
-        code = pytest_main(args, trace)
-    except BaseException:  # noqa: the child must never return into the parent's code
-        import traceback
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-
-
-class Job:
-    """One conformance run in its own process: a forked copy of this (preloaded) process that
-    calls pytest.main, or (`spawn`) the plain `python -m pytest` command. Output goes to a log
-    file, so that polling never blocks on a pipe."""
-
-    def __init__(self, mutant: Mutant | None, tests: list[str], test_timeout: float,
-                 isolation: str, trace: str | None = None):
-        self.mutant = mutant
-        self.scratch = tempfile.TemporaryDirectory(prefix="mutant-")
-        directory = self.scratch.name
-        write_engine(Path(directory), mutant)
-        self.log, self.probe = Path(directory) / "log", Path(directory) / "probe.json"
-        argv = command(tests, test_timeout)
-        environment = _environment(directory, str(self.probe))
-        self.started = time.perf_counter()
-        if isolation == "fork":
-            self.pid = _fork_pytest(argv[3:], environment, directory, self.log, trace)
-            self.process = None
-        else:
-            if trace:
-                argv = [sys.executable, "-c", _TRACED, trace] + argv[3:]
-            with open(self.log, "w") as log:
-                self.process = subprocess.Popen(argv, cwd=ROOT, env=environment, stdout=log,
-                                                stderr=subprocess.STDOUT, start_new_session=True)
-            self.pid = self.process.pid
-
-    def poll(self) -> int | None:
-        """The exit code once the run has ended, else None."""
-        if self.process is not None:
-            return self.process.poll()
-        pid, status = os.waitpid(self.pid, os.WNOHANG)
-        return os.waitstatus_to_exitcode(status) if pid else None
-
-    def stop(self) -> None:
-        """End the run (a time-out): the spawned process group, or the forked child."""
-        if self.process is not None:
-            os.killpg(self.pid, signal.SIGKILL)
-            self.process.wait()
-        else:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-
-    def result(self, returncode: int | None) -> dict:
-        """What happened: killed (a test failed), timeout (the run or a test ran out of time: a
-        hang, counted as killed), survived (all passed), or error (pytest could not run)."""
-        seconds = time.perf_counter() - self.started
-        output = self.log.read_text(errors="replace") if self.log.exists() else ""
-        records = json.loads(self.probe.read_text()) if self.probe.exists() else []
-        self.scratch.cleanup()
-        failed = [record["nodeid"] for record in records if record["outcome"] == "failed"]
-        if returncode is None or returncode == 1 and "TimeLimitExceeded" in output:
-            outcome = "timeout"
-        else:
-            outcome = {0: "survived", 1: "killed"}.get(returncode, "error")
-        result = {"outcome": outcome, "seconds": round(seconds, 2), "returncode": returncode,
-                  "killed_by": failed[0] if failed else None}
-        if outcome in ("error", "survived") or self.mutant is None:
-            result["tail"] = "\n".join(output.splitlines()[-12:])
-        return result
-
-
-def judge(mutant: Mutant | None, timeout: float, test_timeout: float,
-          isolation: str = "spawn", trace: str | None = None, tests: list[str] = ()) -> dict:
-    """Run one mutant (None: the control) alone over `tests` (default: every suite module) and
-    return its result."""
-    return schedule([(mutant, list(tests))], 1, timeout, test_timeout, isolation, trace=trace)[0]
-
-
-def schedule(runs: list[tuple], jobs: int, timeout: float, test_timeout: float, isolation: str,
-             deadline: float | None = None, report=None, trace: str | None = None) -> list[dict]:
-    """Run the (mutant, tests) pairs `jobs` at a time, from this one thread (forking is only safe
-    from a single-threaded process); a run past `timeout` seconds is stopped (a timeout), and none
-    starts after `deadline` (time.monotonic()): those are `not run`."""
+def schedule(runs: list[tuple], start, jobs: int, timeout: float, deadline: float | None = None,
+             report=None) -> list[dict]:
+    """Judge the (mutant, tests) pairs `jobs` at a time: `start(mutant, tests)` forks the run (a
+    Child), from this one thread (forking is only safe from a single-threaded process); a run
+    past `timeout` seconds is stopped (a timeout), and none starts after `deadline`
+    (time.monotonic()): those are `not run`. `tests` may be a function of the mutant, asked when
+    its run starts (see Killers)."""
     waiting, running, results = list(enumerate(runs)), {}, {}
     while waiting or running:
         while waiting and len(running) < jobs:
@@ -964,19 +974,19 @@ def schedule(runs: list[tuple], jobs: int, timeout: float, test_timeout: float, 
                 results[index] = {"outcome": "not run", "seconds": 0.0, "returncode": None,
                                   "killed_by": None}
                 continue
-            running[index] = Job(mutant, tests, test_timeout, isolation, trace)
-        for index, job in list(running.items()):
-            returncode = job.poll()
-            late = time.perf_counter() - job.started > timeout
+            running[index] = start(mutant, tests(mutant) if callable(tests) else tests)
+        for index, child in list(running.items()):
+            returncode = child.poll()
+            late = time.perf_counter() - child.started > timeout
             if returncode is None and not late:
                 continue
             if returncode is None:
-                job.stop()
-            results[index] = job.result(returncode)
+                child.stop()
+            results[index] = child.result(returncode)
             del running[index]
             if report:
                 report(runs[index][0], results[index])
-        time.sleep(0.05)
+        time.sleep(0.02)
     return [results[index] for index in range(len(runs))]
 
 
@@ -999,27 +1009,30 @@ def load_equivalent(path: Path = EQUIVALENT_FILE, with_diffs: bool = False) -> d
             for mutant_id, change, reason in entries}
 
 
-def run_all(mutants: list[Mutant], args, coverage: dict | None) -> list[dict]:
+def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None) -> list[dict]:
     """Judge every mutant: the ones no test of the control reached are `uncovered`, the others run
-    the tests that reached them (every suite module without coverage) in a seeded random order,
-    so that a run cut short by `--budget` still samples every file; rows in generation order."""
-    tests = {mutant.id: covering_tests(mutant, coverage) if coverage is not None else []
+    the tests that reached them (every suite test without coverage), in a seeded random order so
+    that a run cut short by `--budget` still samples every file; rows in generation order."""
+    tests = {mutant.id: covering_tests(mutant, coverage) if coverage is not None else list(items)
              for mutant in mutants}
     uncovered = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
                              "killed_by": None}
-                 for mutant in mutants if coverage is not None and not tests[mutant.id]}
+                 for mutant in mutants if not tests[mutant.id]}
     order = [mutant for mutant in mutants if mutant.id not in uncovered]
     random.Random(args.seed).shuffle(order)
     deadline = time.monotonic() + 60 * args.budget if args.budget else None
-    done = Counter()
+    killers, done = Killers(), Counter()
 
     def report(mutant, result):
+        killers.record(mutant, result)
         done["n"] += 1
         print(f"[{done['n']}/{len(order)}] {result['outcome']:<8} {result['seconds']:6.1f}s "
-              f"{mutant.id} ({len(tests[mutant.id]) or 'all'} tests)", flush=True)
+              f"{mutant.id} ({len(tests[mutant.id])} tests)", flush=True)
 
-    results = schedule([(mutant, tests[mutant.id]) for mutant in order], args.jobs, args.timeout,
-                       args.test_timeout, args.isolation, deadline, report)
+    results = schedule([(mutant, lambda mutant: killers.order(mutant, tests[mutant.id]))
+                        for mutant in order],
+                       lambda mutant, chosen: Child(items, mutant, chosen), args.jobs,
+                       args.timeout, deadline, report)
     by_id = {**uncovered, **{mutant.id: result for mutant, result in zip(order, results)}}
     return [_row(mutant, by_id[mutant.id], len(tests[mutant.id])) for mutant in mutants]
 
@@ -1072,11 +1085,13 @@ def write_results(rows: list[dict], summary: dict, meta: dict, markdown: Path,
     lines = [
         "# Mutation testing of the reference engine", "",
         f"Date: {meta['date']}  ", f"Command: `{meta['command']}`  ",
-        f"Machine: {meta['cpus']} CPUs, `-j {meta['jobs']}`, {meta['isolation']} isolation; "
-        f"wall time {meta['wall_s']:.0f} s ({meta['wall_s'] / 60:.1f} min), after a "
-        f"{meta['control_s']:.0f} s control run of the unmutated engine", "",
-        f"Each mutant: `{meta['suite_command']}` (quickest first; every suite module where "
-        "coverage was off).", "",
+        f"Machine: {meta['cpus']} CPUs, `-j {meta['jobs']}`; wall time {meta['wall_s']:.0f} s "
+        f"({meta['wall_s'] / 60:.1f} min), after a {meta['control_s']:.0f} s control run of the "
+        "unmutated engine", "",
+        f"One session, `{meta['session']}`, collects the suites; each mutant runs in a child "
+        "forked from it, with the tests that executed its site in the control (every test where "
+        "coverage was off), those that killed other mutants of its function first, then the "
+        "quickest first, until the first failure.", "",
         f"Mutants: {meta['generated']} generated, {summary['total']} selected, "
         f"{summary['judged']} judged; killed {summary['killed']}, "
         f"timed out {summary['timeout']} (counted as killed), survived {summary['survived']}, "
@@ -1162,50 +1177,61 @@ def cmd_show(args) -> int:
     return 0
 
 
-def _control(args) -> tuple[dict, dict | None]:
-    """The unmutated engine's run, and the lines of reference/ it executed (None: not traced)."""
+def _control(args, items: dict) -> tuple[dict, dict | None]:
+    """The unmutated engine's run of every test (split among `--jobs` children), and the lines
+    of reference/ each test executed (None: not traced)."""
     if args.no_control:
         return {"outcome": "survived", "seconds": 0.0}, None
-    with tempfile.TemporaryDirectory(prefix="mutation-control-") as directory:
-        trace = None if args.no_coverage else str(Path(directory) / "coverage.json")
-        control = judge(None, max(args.timeout, CONTROL_TIMEOUT), args.test_timeout,
-                        args.isolation, trace)
-        coverage = json.loads(Path(trace).read_text()) if trace and Path(trace).exists() \
-            else None
-    return control, coverage
+    trace = not args.no_coverage
+    parts = [(None, list(items)[part::args.jobs]) for part in range(args.jobs)]
+    results = schedule(parts, lambda mutant, tests: Child(items, mutant, tests, trace),
+                       args.jobs, max(args.timeout, CONTROL_TIMEOUT))
+    control = next((result for result in results if result["outcome"] != "survived"),
+                   {"outcome": "survived", "seconds": max(r["seconds"] for r in results)})
+    coverage = {nodeid: test for result in results
+                for nodeid, test in result.get("coverage", {}).items()}
+    return control, coverage if trace else None
 
 
 def cmd_run(args) -> int:
     generated = generate()
     mutants = _select(generated, args.ids, args.sample, args.seed)
-    if args.isolation == "fork":
-        preload()
-    control, coverage = _control(args)
-    print("control skipped" if args.no_control else
-          f"control (unmutated engine): {control['outcome']} in {control['seconds']:.1f}s")
-    if control["outcome"] != "survived":
-        print("the suites do not pass on the unmutated engine; no mutant can be judged:\n"
-              + control.get("tail", ""))
+
+    def work(items: dict):
+        """In the session, once the suites are collected: the control, then the mutants."""
+        control, coverage = _control(args, items)
+        print("control skipped" if args.no_control else
+              f"control (unmutated engine): {control['outcome']} in {control['seconds']:.1f}s",
+              flush=True)
+        if control["outcome"] != "survived":
+            print("the suites do not pass on the unmutated engine; no mutant can be judged:\n"
+                  + control.get("tail", ""))
+            return None
+        started = time.perf_counter()
+        rows = run_all(mutants, args, items, coverage)
+        return control, coverage is not None, rows, time.perf_counter() - started
+
+    collected = Collected(work)
+    for name in ("AUTOGRAD_ENGINE", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS",
+                 "PYTEST_XDIST_TESTRUNUID"):
+        os.environ.pop(name, None)
+    with tempfile.TemporaryDirectory(prefix="mutation-engine-") as directory:
+        write_engine(Path(directory), None)  # the session's engine: the control's
+        sys.path[:0] = [directory, str(ROOT)]
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [directory, str(ROOT), os.environ.get("PYTHONPATH")]))
+        pytest.main(pytest_args(args.test_timeout), plugins=[collected])
+    if collected.result is None:
         return 2
-    started = time.perf_counter()
-    rows = run_all(mutants, args, coverage)
-    wall = time.perf_counter() - started
+    control, traced, rows, wall = collected.result
     summary = summarise(rows, load_equivalent())
     meta = {"date": datetime.date.today().isoformat(), "command": " ".join(["python"] + sys.argv),
             "generated": len(generated), "cpus": os.cpu_count(), "jobs": args.jobs,
-            "isolation": args.isolation,
-            "wall_s": round(wall, 1), "control_s": control["seconds"],
-            "coverage": coverage is not None,
-            "suite_command": _shown_command(args.test_timeout)}
+            "wall_s": round(wall, 1), "control_s": control["seconds"], "coverage": traced,
+            "session": " ".join(["python -m pytest", *pytest_args(args.test_timeout)])}
     write_results(rows, summary, meta, Path(args.markdown), Path(args.json))
     print(json.dumps(summary), f"wall {wall:.0f}s", f"-> {args.markdown}, {args.json}")
     return 0 if summary["survived"] == 0 and summary["error"] == 0 else 1
-
-
-def _shown_command(test_timeout: float) -> str:
-    """The per-mutant command as the results show it, the test IDs abbreviated."""
-    argv = command(["<the tests that reach the mutated site>"], test_timeout)
-    return " ".join(["python -m pytest", *argv[3:]])
 
 
 def main(argv=None) -> int:
@@ -1226,14 +1252,9 @@ def main(argv=None) -> int:
                      help="seconds before a mutant's whole run is stopped (a timeout)")
     run.add_argument("--test-timeout", type=float, default=30,
                      help="seconds before one test is stopped by the harness (a timeout)")
-    run.add_argument("--isolation", choices=("fork", "spawn"),
-                     default="fork" if hasattr(os, "fork") else "spawn",
-                     help="fork: each run is a forked copy of this process with torch, pytest "
-                          "and the harness imported (the default where os.fork exists); spawn: "
-                          "each run is a fresh `python -m pytest` (about 4 s more a mutant)")
     run.add_argument("--no-control", action="store_true",
                      help="skip the control run (quick checks only: trusts the suites to pass; "
-                          "no coverage, so every mutant runs)")
+                          "no coverage, so every mutant runs every test)")
     run.add_argument("--no-coverage", action="store_true",
                      help="run the mutants the control never reached too (they must survive)")
     run.add_argument("--markdown", default=str(RESULTS_MD))
