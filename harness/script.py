@@ -11,6 +11,7 @@ reproducer, attributed to the behaviour whose check failed; the report reads it 
 
 from __future__ import annotations
 
+import functools
 import linecache
 import sys
 import textwrap
@@ -173,7 +174,7 @@ class Script:
         # script, which moves with the size of each example's program.
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
         try:
-            exec(compile(source, name, "exec"), self.names)
+            exec(_compiled(source, name), self.names)
         except Exception as failure:
             self._attach(failure, behaviour or self.behaviour)
             raise
@@ -186,12 +187,24 @@ class Script:
             failure.add_note(f"{heading}:\n{self.text()}")
 
 
+@functools.lru_cache(maxsize=4096)
+def _compiled(source: str, name: str):
+    """The code of a step: steps that repeat across examples (an op, a backward, a check) are
+    compiled once."""
+    return compile(source, name, "exec")
+
+
 def _step_name() -> str:
     """`<step at test_x.py:42>`: the first caller outside the harness's check helpers."""
     frame = sys._getframe(2)
     while frame.f_back is not None and frame.f_code.co_filename in _HELPERS:
         frame = frame.f_back
-    return f"<step at {Path(frame.f_code.co_filename).name}:{frame.f_lineno}>"
+    return f"<step at {_file_name(frame.f_code.co_filename)}:{frame.f_lineno}>"
+
+
+@functools.cache
+def _file_name(path: str) -> str:
+    return Path(path).name
 
 
 def reproducers(failure: BaseException | None) -> list[tuple[str | None, str]]:

@@ -13,6 +13,7 @@ broadcasting leaf when none exists.
 from __future__ import annotations
 
 import functools
+import math
 import random
 
 import numpy as np
@@ -48,9 +49,17 @@ SAVING_OPS = tuple(name for name in ALL_OPS if OPS[name].saves_tensors)
 NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
 
 
+@functools.cache
+def sampled(options: tuple) -> st.SearchStrategy:
+    """st.sampled_from(options), built once per tuple of options. Drawing from a new strategy
+    object makes hypothesis validate it and work out its properties again, which costs more
+    than the draw: the strategies drawn from for every example are built once."""
+    return st.sampled_from(options)
+
+
 def float_dtypes(engine) -> st.SearchStrategy[str]:
     """The float dtypes `engine` supports."""
-    return st.sampled_from(("float32", "float64") if engine.has("float64") else ("float32",))
+    return sampled(("float32", "float64") if engine.has("float64") else ("float32",))
 
 
 def widest_float_dtype(engine) -> str:
@@ -58,13 +67,14 @@ def widest_float_dtype(engine) -> str:
     return "float64" if engine.has("float64") else "float32"
 
 
+@functools.cache   # one strategy object per arguments (see `sampled`); the same below
 @st.composite
 def shapes(draw, min_dims: int = 0, max_dims: int = MAX_DIMS) -> tuple[int, ...]:
     """Shapes of `min_dims` to `max_dims` dims (each rank about equally likely) of 1 to 3
     elements each, at most MAX_NUMEL elements in all. 0-dim comes last among the ranks: hypothesis
     often draws (and shrinks to) the first, and a 0-dim tensor broadcasts only one way."""
     ranks = sorted(range(min_dims, max_dims + 1), key=lambda rank: rank == 0)
-    rank = draw(st.sampled_from(ranks), label="rank")
+    rank = draw(sampled(tuple(ranks)), label="rank")
     shape: list[int] = []
     for _ in range(rank):
         room = MAX_NUMEL // _numel(tuple(shape)) if shape else MAX_NUMEL
@@ -74,21 +84,23 @@ def shapes(draw, min_dims: int = 0, max_dims: int = MAX_DIMS) -> tuple[int, ...]
 
 
 def _numel(shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=int))
+    return math.prod(shape)
 
 
+@functools.cache
 @st.composite
 def broadcastable_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
     """A shape that broadcasts with `shape` to `shape`: one dim of size > 1 (where there is one)
     set to 1 at a position drawn uniformly, some other dims set to 1, leading dims before it
     dropped."""
     wide = [dim for dim in range(len(shape)) if shape[dim] > 1]
-    stretched = draw(st.sampled_from(wide), label="stretched dim") if wide else len(shape)
+    stretched = draw(sampled(tuple(wide)), label="stretched dim") if wide else len(shape)
     offset = draw(st.integers(0, stretched), label="dropped leading dims")
     return tuple(1 if dim == stretched or draw(st.booleans(), label="size 1") else shape[dim]
                  for dim in range(offset, len(shape)))
 
 
+@functools.cache
 @st.composite
 def expanding_shape(draw, shape: tuple[int, ...]) -> tuple[int, ...]:
     """A shape that `shape` broadcasts to: leading dims added, some of its size-1 dims stretched
@@ -153,7 +165,7 @@ class _Builder:
         name = f"x{len(self.leaves)}"
         flag = {"all": True, "none": False}.get(self.requires_grad, requires_grad)
         if flag is None:  # requiring first: hypothesis often draws (and shrinks to) the first
-            flag = self.draw(st.sampled_from((True, False)), label=f"{name}.requires_grad")
+            flag = self.draw(sampled((True, False)), label=f"{name}.requires_grad")
         leaf_values = self.draw(values(shape, self.dtype), label=name)
         self.leaves.append(Leaf(name, leaf_values, flag))
         self.values[name] = leaf_values
@@ -179,7 +191,7 @@ class _Builder:
     def binary_partner(self, shape: tuple[int, ...]) -> str:
         """The second operand of an elementwise op on a first of `shape`: of the same shape,
         broadcast onto it, or one that the first is broadcast to (see BROADCASTING)."""
-        kind = self.draw(st.sampled_from(BROADCASTING), label="broadcasting")
+        kind = self.draw(sampled(BROADCASTING), label="broadcasting")
         if kind == "same shape":
             return self.partner(shape, lambda v: v.shape == shape)
         strategy = broadcastable_shape if kind == "second broadcast" else expanding_shape
@@ -460,7 +472,7 @@ def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
                 for family in (ARITHMETIC, UNARY_FUNCTIONS, UNARY_ARITHMETIC, POWERS, REDUCTIONS,
                                ("matmul",), VECTOR_PRODUCTS, ("reshape", "transpose"),
                                ("index", "index_list"))]
-    return st.sampled_from([family for family in families if family]).flatmap(st.sampled_from)
+    return st.sampled_from([family for family in families if family]).flatmap(sampled)
 
 
 def _extend(builder: _Builder, result: str) -> str:
@@ -469,7 +481,7 @@ def _extend(builder: _Builder, result: str) -> str:
         middle = builder.append("add", result, builder.new_leaf(()))
     else:
         middle = builder.append("neg", result)
-    last = builder.draw(st.sampled_from(("neg", "tanh", "sigmoid")), label="extension's last op")
+    last = builder.draw(sampled(("neg", "tanh", "sigmoid")), label="extension's last op")
     in_domain = OPS[last].domain(builder.values[middle], None)
     return builder.append(last if in_domain else "neg", middle)
 
@@ -500,7 +512,7 @@ def cotangents(shape: tuple[int, ...], dtype: str) -> st.SearchStrategy[np.ndarr
 
 def unit_vectors(shape: tuple[int, ...]) -> list[np.ndarray]:
     """The unit `gradient` tensors e_i whose backward passes give the Jacobian's rows (JAC-6)."""
-    size = int(np.prod(shape, dtype=int))
+    size = _numel(shape)
     return [np.eye(size)[i].reshape(shape) for i in range(size)]
 
 

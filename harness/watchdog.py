@@ -100,6 +100,7 @@ class SharedState:
         self.directory = directory
         self.worker = worker
         self._journal = None
+        self._noted = ("", "")   # what the journal holds: (nodeid, reproducer)
 
     def record_fault(self, engine: str, kind: str) -> None:
         with open(self.directory / "faults", "a", encoding="utf-8") as faults:
@@ -118,13 +119,19 @@ class SharedState:
 
     def journal(self, nodeid: str, reproducer: str = "") -> None:
         """Note the running test (and its latest reproducer) where the controller can read it
-        after this process has died: flushed to the OS, which keeps it whatever ends us."""
+        after this process has died: flushed to the OS, which keeps it whatever ends us. A
+        reproducer that continues the one noted last (a script's next step) is appended."""
         if self._journal is None:
             self._journal = open(self.directory / f"journal-{self.worker}", "w", encoding="utf-8")
-        self._journal.seek(0)
-        self._journal.write(nodeid + "\n" + reproducer)
-        self._journal.truncate()
+        noted_nodeid, noted = self._noted
+        if nodeid == noted_nodeid and reproducer.startswith(noted):
+            self._journal.write(reproducer[len(noted):])
+        else:
+            self._journal.seek(0)
+            self._journal.write(nodeid + "\n" + reproducer)
+            self._journal.truncate()
         self._journal.flush()
+        self._noted = (nodeid, reproducer)
 
     def read_journal(self, worker: str) -> tuple[str, str]:
         """(nodeid, reproducer) that `worker` last noted; ("", "") if none."""

@@ -764,15 +764,15 @@ def write_engine(directory: Path, mutant: Mutant | None) -> Path:
 SUITES = "suites"
 
 
-def pytest_args(test_timeout: float) -> list[str]:
+def pytest_args(test_timeout: float, keyword: str | None = None) -> list[str]:
     """The session's command line: shrinking off (the probe plugin: a kill needs a failure, not
     the smallest one), a hung test failed by the harness's own time limit, asserts not rewritten
     (only outcomes count), output not captured (each run writes its own log), no conformance
-    summary (the session itself runs no test)."""
+    summary (the session itself runs no test); `keyword`: pytest's -k, to run only some tests."""
     return [SUITES, "--engine", ENGINE_MODULE, "--hypothesis-profile", "ci", "-q", "-s",
             "-p", "no:cacheprovider", "-n", "0", "--assert=plain", "--no-report",
             "-p", "no:autograd-conformance-report", "-p", "broken._probe",
-            "--test-timeout", f"{test_timeout:g}"]
+            "--test-timeout", f"{test_timeout:g}", *(["-k", keyword] if keyword else [])]
 
 
 class Collected:
@@ -1220,7 +1220,7 @@ def cmd_run(args) -> int:
         sys.path[:0] = [directory, str(ROOT)]
         os.environ["PYTHONPATH"] = os.pathsep.join(
             filter(None, [directory, str(ROOT), os.environ.get("PYTHONPATH")]))
-        pytest.main(pytest_args(args.test_timeout), plugins=[collected])
+        pytest.main(pytest_args(args.test_timeout, args.keyword), plugins=[collected])
     if collected.result is None:
         return 2
     control, traced, rows, wall = collected.result
@@ -1228,10 +1228,11 @@ def cmd_run(args) -> int:
     meta = {"date": datetime.date.today().isoformat(), "command": " ".join(["python"] + sys.argv),
             "generated": len(generated), "cpus": os.cpu_count(), "jobs": args.jobs,
             "wall_s": round(wall, 1), "control_s": control["seconds"], "coverage": traced,
-            "session": " ".join(["python -m pytest", *pytest_args(args.test_timeout)])}
+            "session": " ".join(["python -m pytest",
+                                 *pytest_args(args.test_timeout, args.keyword)])}
     write_results(rows, summary, meta, Path(args.markdown), Path(args.json))
     print(json.dumps(summary), f"wall {wall:.0f}s", f"-> {args.markdown}, {args.json}")
-    return 0 if summary["survived"] == 0 and summary["error"] == 0 else 1
+    return 0 if summary["survived"] == summary["uncovered"] == summary["error"] == 0 else 1
 
 
 def main(argv=None) -> int:
@@ -1252,6 +1253,8 @@ def main(argv=None) -> int:
                      help="seconds before a mutant's whole run is stopped (a timeout)")
     run.add_argument("--test-timeout", type=float, default=30,
                      help="seconds before one test is stopped by the harness (a timeout)")
+    run.add_argument("-k", dest="keyword", metavar="EXPRESSION",
+                     help="only the suite tests that match (pytest's -k): a quicker, weaker run")
     run.add_argument("--no-control", action="store_true",
                      help="skip the control run (quick checks only: trusts the suites to pass; "
                           "no coverage, so every mutant runs every test)")

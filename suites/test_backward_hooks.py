@@ -514,6 +514,51 @@ def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, wit
                  "the removed multi-grad hook fired: {log}")
 
 
+@behaviour("HOOK-19")
+@needs("multi_grad_hooks", "grad_mode")
+@pytest.mark.parametrize("mode", ["all", "any"])
+@given(data=st.data())
+def test_multi_grad_hooks_count_their_own_pass_around_a_nested_backward(engine, mode, data):
+    """A hook on the output runs a backward of its own (on a graph it builds under enable_grad)
+    before any chosen tensor gets its gradient. That nested pass is over when the outer one goes
+    on, and the multi-grad hook fires once for the outer pass, "all" with every tensor's
+    gradient, "any" with the first: an engine that still takes the nested pass for the running
+    one waits for gradients of the wrong pass."""
+    program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
+    reached = ([leaf.name for leaf in program.grad_leaves() if leaf.name != program.output]
+               + recorded_intermediates(program))
+    chosen = data.draw(st.lists(st.sampled_from(reached), min_size=1, max_size=3, unique=True),
+                       label="tensors")
+    fired = (f"lambda grads: log.append(('all', [{COPY} for g in grads]))" if mode == "all"
+             else "lambda g: log.append(('any', to_numpy(g).copy())), mode='any'")
+    script = Script(engine)
+    script.build(program)
+    script.run("log = []",
+               "def nested(g):\n"
+               "    with torch.enable_grad():\n"
+               "        w = torch.ones(2, requires_grad=True)\n"
+               "        (w * 2.0).sum().backward()\n"
+               "    log.append(('nested', to_numpy(w.grad).copy()))",
+               "out.register_hook(nested)",
+               *[f"{name}.register_hook(lambda g: log.append({name!r}))" for name in chosen],
+               f"torch.autograd.graph.register_multi_grad_hook([{', '.join(chosen)}], {fired})",
+               "out.backward()", "fires = [entry for entry in log if isinstance(entry, tuple)]")
+    script.check(f"[entry[0] for entry in fires] == ['nested', {mode!r}]",
+                 f"expected the nested backward, then the {mode!r} hook once; got {{log}}")
+    script.check_close("fires[0][1]", np.full(2, 2.0), dtype="float32",
+                       oracle="d sum(2 w) / d w = 2 (the nested backward)")
+    expected = analytic_grads(program, wrt=chosen)
+    if mode == "all":
+        for i, name in enumerate(chosen):
+            script.check_close(f"fires[1][1][{i}]", expected[name], dtype=program.dtype,
+                               oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
+    else:
+        first = script.value("next(entry for entry in log if isinstance(entry, str))")
+        script.check_close("fires[1][1]", expected[first], dtype=program.dtype,
+                           oracle=f"analytic d out / d {first}, the first gradient computed",
+                           magnitude=expected.magnitude)
+
+
 @behaviour("HOOK-20")
 @needs("node_metadata")
 @given(data=st.data())

@@ -1,12 +1,13 @@
 """scripts/mutation.py: the mutator generates many one-site mutants of the reference engine, each
 compiles, and an installed mutant changes gradients in its own process only.
 
-No conformance run here (a full mutation run takes many minutes: `python scripts/mutation.py run`);
-the subprocesses below import only NumPy and the reference engine.
+A full mutation run takes many minutes (`python scripts/mutation.py run`); the one run here is
+limited to one family of tests, the other subprocesses import only NumPy and the reference engine.
 """
 
 import ast
 import copy
+import json
 import os
 import subprocess
 import sys
@@ -180,3 +181,26 @@ def test_the_score_leaves_equivalent_mutants_out():
     assert summary["equivalent"] == 1 and summary["survived"] == 1 and summary["judged"] == 4
     assert summary["score"] == pytest.approx(2 / 3, abs=1e-4)
     assert rows[3]["reason"] == "same values" and rows[0]["outcome"] == "killed"
+
+
+def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
+    """`run` end to end on one family of tests (-k): the control passes them, the sign flip in
+    mul's backward is killed by the mul test, and a forward-mode mutant, which no test reached
+    in the control, is uncovered."""
+    tangent = "dual.py:tangent:negate_condition:1"
+    completed = subprocess.run(
+        [sys.executable, "scripts/mutation.py", "run", MUL_SIGN_FLIP, tangent, "-j", "2",
+         "-k", "test_mul_div", "--markdown", str(tmp_path / "results.md"),
+         "--json", str(tmp_path / "results.json")],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "control (unmutated engine): survived" in completed.stdout, completed.stdout
+    assert completed.returncode == 1, completed.stdout + completed.stderr  # 1: not all killed
+    results = json.loads((tmp_path / "results.json").read_text())
+    rows = {row["id"]: row for row in results["mutants"]}
+    assert rows[MUL_SIGN_FLIP]["outcome"] == "killed"
+    assert rows[MUL_SIGN_FLIP]["killed_by"] == ("suites/test_op_grads.py::"
+                                                "test_mul_div[mutant_engine-mul]")
+    assert rows[tangent]["outcome"] == "uncovered" and rows[tangent]["tests"] == 0
+    assert results["summary"]["killed"] == 1 and results["summary"]["uncovered"] == 1
+    assert results["coverage"] and "-k test_mul_div" in results["session"]
+    assert MUL_SIGN_FLIP in (tmp_path / "results.md").read_text()
