@@ -360,7 +360,7 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
             result = _extend(builder, result)
             assert candidates(builder.program(result)), "the extension gives no candidate"
     program = builder.program(result)
-    for feature in sorted(reach(program)):
+    for feature in sorted(reach(program, builder.values)):
         event(f"reach: {feature}")
     return program
 
@@ -381,10 +381,11 @@ REACH = frozenset({
 })
 
 
-def reach(program: Program) -> set[str]:
+def reach(program: Program, values: dict[str, np.ndarray] | None = None) -> set[str]:
     """The corners of REACH that `program` exercises (recorded as hypothesis events, so that
-    --hypothesis-show-statistics shows them; tests/test_strategies.py requires all of them)."""
-    values = program.evaluate()
+    --hypothesis-show-statistics shows them; tests/test_strategies.py requires all of them).
+    `values`: every variable's value, where the caller has them (else the program is evaluated)."""
+    values = program.evaluate() if values is None else values
     found = {f"{values[name].ndim}-D tensor" for name in values}
     stretched_in: dict[str, set[bool]] = {}
     uses: dict[str, int] = {}
@@ -464,15 +465,20 @@ def _op_features(node: Node, inputs: list[np.ndarray]) -> set[str]:
 
 @functools.cache
 def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
-    """One of `ops`: first a family (arithmetic, two of unary, powers, reduction, matmul, vector
-    products, reshape and transpose, indexing), then an op of it, so that matmul, the powers
-    (negative bases, negative and tensor exponents) and the few shaping ops come up as often as
-    the many unary ones."""
+    """One of `ops`, each family (arithmetic, two of unary, powers, reduction, matmul, vector
+    products, reshape and transpose, indexing) equally likely and each op equally likely within
+    its family, so that matmul, the powers (negative bases, negative and tensor exponents) and
+    the few shaping ops come up as often as the many unary ones. One draw from a list in which
+    each op appears in proportion to its chance: cheaper than a family, then an op (the draws
+    are most of a run's time)."""
     families = [tuple(op for op in family if op in ops)
                 for family in (ARITHMETIC, UNARY_FUNCTIONS, UNARY_ARITHMETIC, POWERS, REDUCTIONS,
                                ("matmul",), VECTOR_PRODUCTS, ("reshape", "transpose"),
                                ("index", "index_list"))]
-    return st.sampled_from([family for family in families if family]).flatmap(sampled)
+    families = [family for family in families if family]
+    common = math.lcm(*map(len, families))
+    return st.sampled_from(tuple(op for family in families for op in family
+                                 for _ in range(common // len(family))))
 
 
 def _extend(builder: _Builder, result: str) -> str:

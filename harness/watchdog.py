@@ -119,17 +119,21 @@ class SharedState:
 
     def journal(self, nodeid: str, reproducer: str = "") -> None:
         """Note the running test (and its latest reproducer) where the controller can read it
-        after this process has died: flushed to the OS, which keeps it whatever ends us. A
-        reproducer that continues the one noted last (a script's next step) is appended."""
-        if self._journal is None:
-            self._journal = open(self.directory / f"journal-{self.worker}", "w", encoding="utf-8")
+        after this process has died: flushed to the OS, which keeps it whatever ends us. The file
+        is rewritten for each test; within one, a reproducer that continues the one noted last (a
+        script's next step) is appended, and any other follows a NUL (no rewrite per example)."""
         noted_nodeid, noted = self._noted
-        if nodeid == noted_nodeid and reproducer.startswith(noted):
+        if self._journal is None or nodeid != noted_nodeid:
+            if self._journal is None:
+                self._journal = open(self.directory / f"journal-{self.worker}", "w",
+                                     encoding="utf-8")
+            self._journal.seek(0)
+            self._journal.truncate()
+            self._journal.write(nodeid + "\n" + _SEPARATOR + reproducer)
+        elif reproducer.startswith(noted):
             self._journal.write(reproducer[len(noted):])
         else:
-            self._journal.seek(0)
-            self._journal.write(nodeid + "\n" + reproducer)
-            self._journal.truncate()
+            self._journal.write(_SEPARATOR + reproducer)
         self._journal.flush()
         self._noted = (nodeid, reproducer)
 
@@ -139,8 +143,11 @@ class SharedState:
             text = (self.directory / f"journal-{worker}").read_text(encoding="utf-8")
         except FileNotFoundError:
             return "", ""
-        nodeid, _, reproducer = text.partition("\n")
-        return nodeid, reproducer
+        nodeid, _, notes = text.partition("\n")
+        return nodeid, notes.rpartition(_SEPARATOR)[2]
+
+
+_SEPARATOR = "\0"   # before each reproducer in a journal; a script's text holds none
 
 
 def given_up(config, state: SharedState) -> dict[str, str]:

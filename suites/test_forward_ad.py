@@ -221,6 +221,28 @@ def test_each_op_carries_its_jacobian_vector_product(engine, data, op):
     _check_jvp(script, program, tangents)
 
 
+@behaviour("FWD-4")
+@given(rows=st.integers(2, 3), columns=st.integers(2, 4), flat=st.booleans(), data=st.data())
+def test_a_reshape_that_copies_carries_the_tangent(engine, rows, columns, flat, data):
+    """A transposed matrix's elements are not in reading order, so reshaping it copies them (where
+    a contiguous tensor's reshape is a view): the tangent is the transposed tangent reshaped
+    the same way. Full-mantissa values, so a round trip through float32 shows."""
+    dtype = widest_float_dtype(engine)
+    primal = data.draw(full_precision_values((rows, columns), dtype), label="primal")
+    tangent = data.draw(full_precision_values((rows, columns), dtype), label="tangent")
+    shape = (rows * columns,) if flat else (rows * columns, 1)
+    script = Script(engine)
+    script.run(FORWARD_AD, f"x = {tensor_literal(primal, dtype)}",
+               f"v = {tensor_literal(tangent, dtype)}")
+    script.run("with fwAD.dual_level():",
+               f"    y = fwAD.make_dual(x, v).transpose(0, 1).reshape({shape})",
+               "    tangent = fwAD.unpack_dual(y).tangent")
+    script.check(f"tangent is not None and tuple(tangent.shape) == {shape}",
+                 f"the tangent of the reshaped tensor is {{tangent}}, expected one of shape {shape}")
+    script.check_close("tangent", tangent.T.reshape(shape), dtype=dtype,
+                       oracle="the tangent transposed and reshaped")
+
+
 def _drawn_from(data, shape, choices, label):
     size = int(np.prod(shape))
     return np.asarray(data.draw(st.lists(st.sampled_from(choices), min_size=size, max_size=size),
