@@ -56,6 +56,7 @@ def pytest_configure(config):
                                        "skipped with a reason on engines without them")
     if runs_suites(config):
         selected_engines(config)  # a bad --engine stops the run here, in one line
+        empty_local_constants()
         if not config.getoption("hypothesis_profile", None):
             hypothesis.settings.load_profile("dev")  # registered in autograd_conformance/pytest_plugin.py
 
@@ -75,6 +76,19 @@ def selected_engines(config) -> list:
             raise pytest.UsageError(f"engines selected twice: {', '.join(names)}")
         config.stash[ENGINES_KEY] = engines
     return config.stash[ENGINES_KEY]
+
+
+def empty_local_constants() -> None:
+    """Hypothesis draws about one number in twenty from the constants written in the local modules
+    a process has imported so far (its own code, not site-packages). For the suites that made a
+    derandomized run's examples depend on the harness's and the engines' code and on what the
+    process imported before a test (xdist workers, a --behaviour selection, a mutation run's
+    children drew different examples for the same test). With that pool empty, a test's examples
+    depend on the test and hypothesis alone; hypothesis' own interesting numbers (0, 1, the float
+    edges, ...) still take their one draw in twenty. tests/test_strategies.py checks it."""
+    from hypothesis.internal.conjecture import providers
+    if hasattr(providers, "_get_local_constants"):
+        providers._get_local_constants = providers.Constants
 
 
 def runs_suites(config) -> bool:

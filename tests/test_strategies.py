@@ -2,6 +2,11 @@
 `programs` and `op_applications` is what every drawn example has, so no test needs to check
 (or skip) a draw."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -10,6 +15,7 @@ from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
 from autograd_conformance.harness.strategies import (ALL_OPS, REACH, op_applications, programs,
                                                      reach, recorded_intermediates)
 
+ROOT = Path(__file__).resolve().parents[1]
 TORCH = load_engine("torch")
 SETTINGS = settings(max_examples=200, deadline=None)
 
@@ -83,3 +89,47 @@ def test_the_ci_profile_reaches_every_corner():
 
     draw()
     assert REACH <= found, f"not reached: {sorted(REACH - found)}"
+
+
+MAGIC_NUMBERS = '''"""A local module full of numbers in the ranges the suites draw from."""
+FLOATS = (0.1234567, -1.9876543, 2.718281828, -0.5772156649, 1.4142135623, -2.6457513111)
+INTEGERS = (2, 3, 5, 7, 11, 13)
+'''
+RECORD_PROGRAMS = '''"""Every program the suites draw, in order, appended to $PROGRAMS_LOG."""
+import os
+
+from autograd_conformance.harness import strategies
+
+_reach = strategies.reach
+
+
+def reach(program, *args, **kwargs):
+    with open(os.environ["PROGRAMS_LOG"], "a") as log:
+        log.write(repr(program) + "\\n")
+    return _reach(program, *args, **kwargs)
+
+
+strategies.reach = reach
+'''
+
+
+def test_a_derandomized_run_draws_the_same_examples_whatever_is_loaded(tmp_path):
+    """Hypothesis draws some numbers from the constants of the local modules a process has
+    loaded; the conformance plugin empties that pool (harness/plugin.py), so the `ci` profile
+    draws the same programs with a module full of constants loaded as without it."""
+    (tmp_path / "magic_numbers.py").write_text(MAGIC_NUMBERS)
+    (tmp_path / "record_programs.py").write_text(RECORD_PROGRAMS)
+    drawn = []
+    for extra in ([], ["-p", "magic_numbers"]):
+        log = tmp_path / f"programs-{len(drawn)}.log"
+        environment = dict(os.environ, PROGRAMS_LOG=str(log),
+                           PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+        completed = subprocess.run(
+            [sys.executable, "-m", "pytest", "suites/test_leaves.py", "--engine", "reference",
+             "--hypothesis-profile", "ci", "-n", "0", "-q", "-p", "no:cacheprovider",
+             "--no-report", "-p", "record_programs", *extra],
+            cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300)
+        assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+        drawn.append(log.read_text().splitlines())
+    assert len(drawn[0]) > 100
+    assert drawn[0] == drawn[1]
