@@ -16,7 +16,9 @@ needs = pytest.mark.needs
 @behaviour("LEAF-1")
 @given(data=st.data())
 def test_created_tensors_are_leaves(engine, data):
-    program = data.draw(programs(engine, max_ops=1), label="program")
+    """Every tensor the user creates is a leaf, whether it requires grad or not ("mixed": each
+    program has leaves of both kinds)."""
+    program = data.draw(programs(engine, max_ops=1, requires_grad="mixed"), label="program")
     script = Script(engine)
     script.build(program)
     for leaf in program.leaves:
