@@ -171,8 +171,10 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            vjp=_unary(lambda a, p, r: p * a ** float(p - 1) if p != 0 else 0.0 * a)),
     OpSpec("pow_tensor", 2, lambda a, b, p: a ** b, "{0} ** {1}", True,
            lambda p: "PowBackward1",
+           # No exponent of exactly 0: torch's base gradient is set to 0 there (as b * a**(b-1)
+           # is), which drops its derivative along b, so second derivatives come out wrong.
            domain=lambda a, b, p: in_pow_base_range(a)
-           and bool(np.all(np.abs(b) <= POW_EXPONENT_MAX)),
+           and bool(np.all((np.abs(b) <= POW_EXPONENT_MAX) & (b != 0))),
            vjp=_binary(lambda g, a, b, r: g * b * a ** (b - 1.0),
                        lambda g, a, b, r: g * r * np.log(a))),
     OpSpec("rpow", 1, lambda a, p: p ** a, "{p} ** {0}", True,

@@ -541,7 +541,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
     """A program that applies `op` exactly once, to fresh leaves that all require grad, with
     inputs drawn inside the op's smooth domain (the inputs of log and sqrt and a tensor power's
     base >= LOG_MIN or SQRT_MIN, divisors and the bases of negative powers at least DIV_MIN from
-    0, the inputs of relu and abs at least KINK_MARGIN from their kink). Every example exercises
+    0, the inputs of relu and abs at least KINK_MARGIN from their kink, a tensor power's
+    exponent not 0). Every example exercises
     the op, unlike a random program that may reject it."""
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     min_dims = (2 if op in ("matmul", "mv", "transpose")
@@ -571,6 +572,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
         second = draw(values(other_shape, chosen_dtype), label="x1")
         if op == "div":
             second = _in_domain(second, chosen_dtype, floor=DIV_MIN)
+        elif op == "pow_tensor":  # no exponent of exactly 0 (see the op's domain)
+            second = np.where(second == 0.0, 1.0, second)
         leaves.append(Leaf("x1", second, True))
     program = Program(chosen_dtype, tuple(leaves),
                       (Node("v2", op, tuple(leaf.name for leaf in leaves), param),), "v2")
