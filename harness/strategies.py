@@ -542,8 +542,8 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
     inputs drawn inside the op's smooth domain (the inputs of log and sqrt and a tensor power's
     base >= LOG_MIN or SQRT_MIN, divisors and the bases of negative powers at least DIV_MIN from
     0, the inputs of relu and abs at least KINK_MARGIN from their kink, a tensor power's
-    exponent not 0). Every example exercises
-    the op, unlike a random program that may reject it."""
+    exponent not 0). Every example exercises the op, unlike a random program that may reject
+    it."""
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     min_dims = (2 if op in ("matmul", "mv", "transpose")
                 else 1 if op in REDUCTIONS + SHAPING + ("index_list", "dot") else 0)
