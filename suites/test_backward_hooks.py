@@ -462,6 +462,18 @@ def test_module_backward_pre_hooks_replace_grad_output(engine, layer, input_requ
 
 
 # ----- on several tensors -------------------------------------------------------------------------
+def _multi_grad_hook(data, program, mode):
+    """One to three tensors of `program` that get gradients (not its output, backward's root),
+    and the source of a multi-grad hook in `mode` that logs what it gets to `log`."""
+    reached = ([leaf.name for leaf in program.grad_leaves() if leaf.name != program.output]
+               + recorded_intermediates(program))
+    chosen = data.draw(st.lists(st.sampled_from(reached), min_size=1, max_size=3, unique=True),
+                       label="tensors")
+    fired = (f"lambda grads: log.append(('all', [{COPY} for g in grads]))" if mode == "all"
+             else "lambda g: log.append(('any', to_numpy(g).copy())), mode='any'")
+    return chosen, fired
+
+
 @behaviour("HOOK-19")
 @needs("multi_grad_hooks")
 @pytest.mark.parametrize("mode", ["all", "any"])
@@ -474,13 +486,8 @@ def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, wit
     tensors exclude the output, backward's root: with it, torch 2.13's "all" hook miscounts the
     gradients to wait for, and fires never or once per gradient.)"""
     program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
-    reached = ([leaf.name for leaf in program.grad_leaves() if leaf.name != program.output]
-               + recorded_intermediates(program))
-    chosen = data.draw(st.lists(st.sampled_from(reached), min_size=1, max_size=3, unique=True),
-                       label="tensors")
+    chosen, fired = _multi_grad_hook(data, program, mode)
     tensors = data.draw(st.permutations(chosen + ["spare"] * with_spare), label="order")
-    fired = (f"lambda grads: log.append(('all', [{COPY} for g in grads]))" if mode == "all"
-             else "lambda g: log.append(('any', to_numpy(g).copy())), mode='any'")
     script = Script(engine)
     script.build(program)
     script.run("spare = torch.zeros(2, requires_grad=True)", "log = []",
@@ -525,12 +532,7 @@ def test_multi_grad_hooks_count_their_own_pass_around_a_nested_backward(engine, 
     gradient, "any" with the first: an engine that still takes the nested pass for the running
     one waits for gradients of the wrong pass."""
     program = data.draw(programs(engine, candidates=recorded_intermediates), label="program")
-    reached = ([leaf.name for leaf in program.grad_leaves() if leaf.name != program.output]
-               + recorded_intermediates(program))
-    chosen = data.draw(st.lists(st.sampled_from(reached), min_size=1, max_size=3, unique=True),
-                       label="tensors")
-    fired = (f"lambda grads: log.append(('all', [{COPY} for g in grads]))" if mode == "all"
-             else "lambda g: log.append(('any', to_numpy(g).copy())), mode='any'")
+    chosen, fired = _multi_grad_hook(data, program, mode)
     script = Script(engine)
     script.build(program)
     script.run("log = []",
