@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parent
 
 
 def pytest_configure(config):
-    spec = importlib.util.find_spec("autograd_conformance.harness")
+    spec = importlib.util.find_spec("autograd_conformance.suites")
     installed = Path(spec.origin).resolve().parent if spec and spec.origin else None
-    if installed != ROOT / "harness":
+    if installed != ROOT / "suites":
         found = (f"is installed from {installed.parent}, not from this checkout" if installed
                  else "is not installed")
         raise pytest.UsageError(f"autograd_conformance {found}; install this checkout with: "

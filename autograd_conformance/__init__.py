@@ -1,14 +1,17 @@
 """autograd-conformance: checks whether an autograd engine behaves like PyTorch autograd.
 
-Everything installs under this one package, so that no generic top-level name (`harness`,
-`reference`, `suites`, `adapters`) lands in site-packages. In a checkout the subpackages stay in
-their top-level directories; pyproject.toml maps them here:
+Everything installs under this one package, so that no generic top-level name lands in
+site-packages:
 
-- `autograd_conformance.harness` (harness/): engines, catalog, random programs, oracles, and the
-  pytest plugin, registered through the `pytest11` entry point;
-- `autograd_conformance.suites` (suites/): the conformance suites and `catalog.toml`;
+- `autograd_conformance.harness`: the library the suites are written with (engines, catalog,
+  random programs, oracles, scripts);
+- `autograd_conformance.runner`: the pytest side of a conformance run (engines as parameters,
+  baseline, time limits, watchdog), started by the entry point `pytest_plugin.py`;
+- `autograd_conformance.adapters`: the bundled adapters;
+- `autograd_conformance.suites` (the top-level folder suites/): the conformance suites and
+  `catalog.toml`;
 - `autograd_conformance.reference` (reference/): the reference engine;
-- `autograd_conformance.adapters` (adapters/): the bundled adapters.
+- `autograd_conformance.reports` (reports/): the HTML report, the JSON results and the dashboard.
 
 `autograd-conformance` (or `python -m autograd_conformance`) runs the suites from any directory.
 

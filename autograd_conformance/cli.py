@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .harness.catalog import SUITES_DIR
+from .suites import SUITES_DIR
 
 CONFIG_FILE = Path(__file__).resolve().parent / "pytest.ini"
 

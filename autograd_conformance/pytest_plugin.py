@@ -2,27 +2,56 @@
 
 pytest loads entry-point plugins before it parses the command line, so the suite's options are
 known wherever pytest runs, and file options work as `--baseline PATH` as well as
-`--baseline=PATH` (registered only by a checkout's conftest.py, they were unknown to pytest when
-the conftest was not found, e.g. run from elsewhere with a file outside the checkout). This module
-pulls in the harness's plugins and registers the hypothesis profiles (`plugin` loads `dev` in a
-conformance run). In a pytest run that is not a conformance run (a project's own tests, in an
-environment where this package is installed) the plugins add options and markers and change
-nothing else.
+`--baseline=PATH`. This module is all that a pytest run of an environment where the package is
+installed pays for: the options and markers (runner/options.py). In a conformance run (an argument
+names the suites) it starts the runner (autograd_conformance/runner: engines, baseline, time
+limits, watchdog, report) and registers the hypothesis profiles, which `--hypothesis-profile` also
+registers in any other run.
 
-Profiles (select with --hypothesis-profile): `ci` is derandomized and small enough for a CI gate
-that still finds every bug in the broken-engine catalog (broken; 30 examples left some
-mutants alive, scripts/kill_rate.py shows how many each one needs); `dev` (the default of a
-conformance run) draws fresh examples each run; `thorough` draws many.
+Profiles: `ci` is derandomized and small enough for a CI gate that still finds every bug in the
+broken-engine catalog (tests/broken; 30 examples left some mutants alive, tools/kill_rate.py shows
+how many each one needs); `dev` (the default of a conformance run) draws fresh examples each run;
+`thorough` draws many. None runs hypothesis' explain phase: a failure's reproducer script shows
+what failed, and the explain phase traces every line of every shrink step once a test has failed,
+which makes shrinking a slow engine's failures several times slower.
 """
 
-from hypothesis import HealthCheck, settings
+import pytest
 
-pytest_plugins = ["autograd_conformance.harness.plugin", "autograd_conformance.harness.baseline",
-                  "autograd_conformance.harness.robustness", "autograd_conformance.harness.watchdog",
-                  "autograd_conformance.reports.plugin"]
+from .runner.options import MARKERS, add_options, runs_suites
 
-settings.register_profile("ci", max_examples=50, derandomize=True, deadline=None,
-                          print_blob=True)
-settings.register_profile("dev", max_examples=60, deadline=None, print_blob=True)
-settings.register_profile("thorough", max_examples=1000, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow])
+
+def pytest_addoption(parser):
+    add_options(parser)
+
+
+def pytest_configure(config):
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config):
+    """Before any other plugin's pytest_cmdline_main (xdist's reads -n there) and before
+    pytest_configure (hypothesis loads --hypothesis-profile there)."""
+    if runs_suites(config):
+        from . import runner
+        try:
+            runner.check_hypothesis_version()
+        except runner.UnsupportedHypothesis as error:
+            raise pytest.UsageError(str(error)) from None
+        runner.start(config)
+    if runs_suites(config) or config.getoption("hypothesis_profile", None):
+        register_profiles()
+    return (yield)
+
+
+def register_profiles() -> None:
+    from hypothesis import HealthCheck, Phase, settings
+    phases = [phase for phase in Phase if phase is not Phase.explain]
+    settings.register_profile("ci", max_examples=50, derandomize=True, deadline=None,
+                              print_blob=True, phases=phases)
+    settings.register_profile("dev", max_examples=60, deadline=None, print_blob=True,
+                              phases=phases)
+    settings.register_profile("thorough", max_examples=1000, deadline=None, print_blob=True,
+                              phases=phases, suppress_health_check=[HealthCheck.too_slow])

@@ -5,14 +5,14 @@ For each engine (default: torch and reference), with the `ci` profile:
   1. wall time of `pytest suites --engine E -n 0` and `-n 2` (median of --repeat runs, run side
      by side: each repeat runs both, alternating);
   2. per suite module: seconds in test bodies and hypothesis examples run (the probe plugin
-     broken/_probe.py counts the calls of each test body), from one `-n 0` run;
+     tests/support/probe.py counts the calls of each test body), from one `-n 0` run;
   3. where the time goes: one in-process `-n 0` run under cProfile. Each function's own time is
      given to a category by its file: `engine` (the engine's package and adapters/), `generation`
-     (hypothesis and harness/strategies.py), `oracle` (harness/oracles.py and the NumPy forward
+     (hypothesis and autograd_conformance/harness/strategies.py), `oracle` (autograd_conformance/harness/oracles.py and the NumPy forward
      pass Program.evaluate), `harness` (the rest of harness/, suites/, conftest), `pytest` (the
      rest). C functions and NumPy have no category of their own: their time goes to the caller's
      (split by caller), except that C code called directly by a test's script steps (the code
-     harness/script.py compiles as `<step at ...>`: operators on engine tensors) counts as `engine`.
+     autograd_conformance/harness/script.py compiles as `<step at ...>`: operators on engine tensors) counts as `engine`.
 
     python benchmarks/bench_suite.py [--engines torch,reference] [--repeat 3] [--markdown]
 
@@ -58,7 +58,7 @@ def per_module(engine: str) -> dict:
     with tempfile.TemporaryDirectory() as scratch:
         probe = Path(scratch) / "probe.json"
         env = environment(BROKEN_PROBE_OUT=str(probe))
-        args = [sys.executable, *BASE, "--engine", engine, "-n", "0", "-p", "broken._probe"]
+        args = [sys.executable, *BASE, "--engine", engine, "-n", "0", "-p", "tests.support.probe"]
         subprocess.run(args, cwd=ROOT, capture_output=True, text=True, env=env)
         records = json.loads(probe.read_text()) if probe.exists() else []
     modules = defaultdict(lambda: {"seconds": 0.0, "examples": 0, "tests": 0})
@@ -95,16 +95,16 @@ def _category(key, engine: str) -> str | None:
     path = filename.replace(os.sep, "/")
     if filename == "~" or "/numpy/" in path:
         return None
-    if path.endswith("harness/ops.py") or (path.endswith("harness/program.py")
+    if path.endswith("autograd_conformance/harness/ops.py") or (path.endswith("autograd_conformance/harness/program.py")
                                            and function == "evaluate"):
         return "oracle"  # the op table's NumPy forward and vjp, and the forward pass
     engine_dirs = ["/adapters/", "/broken/_torch"]
     engine_dirs.append("/reference/" if engine == "reference" else "/torch/")
     if any(directory in path for directory in engine_dirs):
         return "engine"
-    if "/hypothesis/" in path or path.endswith("harness/strategies.py"):
+    if "/hypothesis/" in path or path.endswith("autograd_conformance/harness/strategies.py"):
         return "generation"
-    if path.endswith("harness/oracles.py"):
+    if path.endswith("autograd_conformance/harness/oracles.py"):
         return "oracle"
     if "/torch/" in path:
         return "oracle"  # torch as the differential oracle of another engine (VAL-3)
@@ -115,7 +115,7 @@ def _category(key, engine: str) -> str | None:
 
 
 def _engine_caller(key) -> bool:
-    """A script step (harness/script.py): what it calls directly is the engine at work."""
+    """A script step (autograd_conformance/harness/script.py): what it calls directly is the engine at work."""
     return key[0].startswith("<step at ")
 
 

@@ -14,14 +14,22 @@ _random = np.random.default_rng(0)
 
 def _leaf(array, requires_grad):
     """A user-made tensor: a leaf (LEAF-1) that requires grad when asked, grad mode or not (MODE-2);
-    only floating-point and complex ones may (REQ-1, MSG-4, CPLX-1)."""
+    only floating-point and complex ones may (REQ-1, REQ-2, MSG-4, CPLX-1); False suits any dtype
+    (REQ-3)."""
     if requires_grad and array.dtype.kind not in "fc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return make(array, bool(requires_grad))
 
 
+def on_cpu(device):
+    """The only device this engine has is the CPU: any other is refused, not ignored."""
+    if device is not None and str(device) != "cpu":
+        raise RuntimeError(f"the reference engine has only the device 'cpu', not {device!r}")
+
+
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf holding a copy of data; copying a tensor warns and drops its graph (MISC-8)."""
+    on_cpu(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
@@ -35,14 +43,17 @@ def _shape(size):
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
+    on_cpu(device)
     return _leaf(np.zeros(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
+    on_cpu(device)
     return _leaf(np.ones(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
+    on_cpu(device)
     return _leaf(np.full(_shape((size,)), fill_value, (dtype or dtypes.float32).numpy), requires_grad)
 
 

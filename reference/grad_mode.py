@@ -52,7 +52,7 @@ class _Mode:
 
 
 class _NoArgumentMode(_Mode):
-    """Also usable as a bare decorator: `@no_grad` as well as `@no_grad()` (MODE-4)."""
+    """Also usable as a bare decorator: `@no_grad` as well as `@no_grad()` (MODE-4, MODE-10)."""
 
     def __new__(cls, orig_func=None):
         mode = super().__new__(cls)
@@ -91,7 +91,7 @@ class set_grad_enabled(_Mode):
         return (self._mode,)
 
     def __call__(self, func):
-        state.enabled = self._saved[0]  # used as a decorator: the call above must not stick
+        state.enabled = self._saved[0]  # used as a decorator: the call above must not stick (MODE-11)
         return super().__call__(func)
 
 

@@ -60,7 +60,7 @@ class Node(NodeHookMethods):
     saves_result = False  # True when the last saved value is the op's own output (INP-6)
 
     def __init__(self, *inputs):
-        self._sequence = -next(_creation_order)  # the walk runs later nodes first, like torch
+        self._sequence = -next(_creation_order)  # the walk runs later nodes first, like torch (HOOK-13)
         self.next_functions = (edge(inputs[0]),) if len(inputs) == 1 else tuple(map(edge, inputs))
         self._saved = ()
         self._versions = ()
@@ -81,7 +81,7 @@ class Node(NodeHookMethods):
 
     def save(self, *values):
         """Keep values for backward: Tensors (with their version, INP-5), Python numbers or None.
-        Inside saved_tensors_hooks each tensor is kept as what the pack hook returns (SAV-1)."""
+        Inside the saved_tensors_hooks open now (SAV-8) each tensor is kept as what pack returns (SAV-1)."""
         versions = []
         hooks = saved_tensor_hooks.current()
         for value in values:
@@ -100,7 +100,8 @@ class Node(NodeHookMethods):
         return self.saves_result and value is original(self._saved[-1])
 
     def saved(self, like):
-        """The saved values, as Tensors if `like` (the incoming gradient) is one, else as arrays."""
+        """The saved values, as Tensors if `like` (the incoming gradient) is one, else as arrays,
+        in the same dtype: a create_graph backward computes as exactly as a plain one (VAL-4)."""
         return self._unpack(isinstance(like, Tensor))
 
     def _unpack(self, as_tensors):
@@ -118,7 +119,7 @@ class Node(NodeHookMethods):
         if not as_tensors:
             return [v._array if isinstance(v, Tensor) else v for v in values]
         if self.saves_result:
-            # The output, seen again through this node, so that its derivative flows through it.
+            # The output, seen again through this node, so that its derivative flows through it (HO-4).
             result = values[-1]
             output = make(result._array, True, self)
             output._counter = result._counter
@@ -137,10 +138,11 @@ class Node(NodeHookMethods):
 
 
 class Packed:
-    """A saved tensor as a saved_tensors_hooks pack hook returned it. `unpacked()` calls the unpack
-    hook at backward (SAV-2) and puts its values at the saved tensor's place in the graph, as torch
-    does: the data comes from the hooks, the grad_fn (or a leaf's accumulator) from the tensor, so
-    that double backward still reaches it. The tensor itself is kept for its version check."""
+    """A saved tensor as a saved_tensors_hooks pack hook returned it, kept with the unpack hook open
+    at save time (SAV-8). `unpacked()` calls it at backward (SAV-2) and puts its values, what backward
+    computes with (SAV-3), at the saved tensor's place in the graph, as torch does: the data comes
+    from the hooks, the grad_fn (or a leaf's accumulator) from the tensor, so that double backward
+    still reaches it (SAV-9). The tensor itself is kept for its version check."""
 
     __slots__ = ("packed", "unpack", "tensor")
 
@@ -197,11 +199,12 @@ class AccumulateGrad(Node):
 def accumulate_into(tensor, grad):
     """Add a gradient into `tensor.grad` the way AccumulateGrad does.
 
-    The first gradient is stored as a new tensor of the tensor's dtype (BC-3), never the array that
-    arrived, which may be the caller's or another leaf's too (ACC-5), so every leaf that takes
-    part holds a .grad of its own shape and dtype (LEAF-5), laid out as layout.py says (BC-4,
-    LAYOUT-1). Later ones are added in place, keeping the object and its strides (ACC-3,
-    LAYOUT-2): passes accumulate (ACC-1, ACC-2), and a .grad zeroed in place starts the next pass
+    The first gradient is stored as a new tensor of the tensor's dtype (BC-3), a plain leaf that
+    does not require grad (LEAF-11), never the array that arrived, which may be the caller's or
+    another leaf's too (ACC-5), so every leaf that takes part holds a .grad of its own shape and
+    dtype (LEAF-5), laid out as layout.py says (BC-4, LAYOUT-1). Later ones are added in place,
+    keeping the object and its strides (ACC-3, LAYOUT-2): passes accumulate, also passes given
+    different gradients (ACC-1, ACC-2, JAC-7), and a .grad zeroed in place starts the next pass
     from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new differentiable
     tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with grad mode as the
     walk set it: off unless create_graph (HOOK-9).
@@ -258,9 +261,8 @@ def grad_accumulator(leaf):
 
 def edge(x):
     """The (node, output number) pair through which gradient reaches x; (None, 0) if x needs none
-    (GFN-3). No
-    gradient is ever delivered to a tensor that does not require grad, so such a leaf, a frozen
-    parameter included, keeps grad None after backward (REQ-9, MOD-5)."""
+    (GFN-3). No gradient is ever delivered to a tensor that does not require grad, so such a leaf,
+    a frozen parameter included, keeps grad None after backward (REQ-9, MOD-5)."""
     if not isinstance(x, Tensor) or not x._requires_grad:
         return _NO_EDGE
     node = x.grad_fn
@@ -268,7 +270,8 @@ def edge(x):
 
 
 def _modified_message(tensor, expected, node):
-    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7); its hint
+    """torch 2.13's text for a saved tensor modified in place (INP-5, INP-6, INP-8, MSG-7): the
+    version counts every in-place op, the expected one those before the save (INP-7). Its hint
     depends on anomaly mode as backward runs (INP-18)."""
     shape = list(tensor.shape)
     producer = node if node.produced(tensor) else tensor.grad_fn
@@ -284,8 +287,8 @@ def _modified_message(tensor, expected, node):
 
 def _forward_name(node):
     """How torch 2.13 names a tensor's producer in the version error (INP-5): 'MulBackward0' -> 'Mul',
-    'SumBackward1' -> 'Sum1', a custom Function's 'ExpFBackward' -> 'ExpF' (FN-5); other names stay
-    as `name()` gives them."""
+    'SumBackward1' -> 'Sum1', a custom Function's 'ExpFBackward' -> 'ExpF' (FN-5, FN-20); other
+    names stay as `name()` gives them."""
     name = node.name()
     base, found, number = name.rpartition("Backward")
     if not found or not (number.isdigit() or number == ""):

@@ -38,8 +38,11 @@ def _converter(dtype):
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulate d(self)/d(leaf) into every leaf's `.grad`; see autograd.backward. There is no
-    `retain_variables`: the removed name is a TypeError, raised before anything runs (RETAIN-10)."""
+    """Accumulate d(self)/d(leaf) into every leaf's `.grad` and return None (MISC-6); see
+    autograd.backward. `gradient` is the v of v^T J, as grad_tensors is for autograd.backward and
+    grad_outputs for autograd.grad (JAC-15); the second positional argument is retain_graph, as in
+    torch's signature (RETAIN-11). There is no `retain_variables`: the removed name is a
+    TypeError, raised before anything runs (RETAIN-10)."""
     _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

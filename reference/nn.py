@@ -12,7 +12,8 @@ from .tensor import Tensor, as_array, init
 
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default (MOD-1), registered by the Module it is assigned
-    to (MOD-2)."""
+    to (MOD-2). Like any such leaf it is modified in place only under no_grad, where it stays a
+    leaf (MOD-12, inplace.py); an integer one needs requires_grad=False (REQ-3)."""
 
     __slots__ = ()
 
@@ -182,10 +183,13 @@ class Module:
 
 class Linear(Module):
     """y = x @ weight.T + bias, initialised like torch: U(-1/sqrt(in), 1/sqrt(in)) for both. Its
-    parameters make the output require grad even for a plain input (MOD-3)."""
+    parameters make the output require grad even for a plain input (MOD-3). Frozen ones do not:
+    its ops record only what requires grad, so with all of them frozen a plain input gives a plain
+    output (MOD-6), and an input that requires grad still gets its gradient (MOD-7)."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
+        creation.on_cpu(device)
         self.in_features, self.out_features = in_features, out_features
         numpy_dtype = (dtype or dtypes.float32).numpy
         bound = 1 / math.sqrt(in_features) if in_features > 0 else 0
@@ -204,6 +208,8 @@ class Linear(Module):
 
 
 class Sequential(Module):
+    """Its modules in order: the graph starts at the first one whose output requires grad (MOD-7)."""
+
     def __init__(self, *modules):
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):

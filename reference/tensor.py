@@ -119,13 +119,14 @@ class Tensor(Conversions, TensorHooks):
         if self.grad_fn is not None:  # REQ-6, MSG-5: the setter refuses both values on a non-leaf
             raise RuntimeError("you can only change requires_grad flags of leaf variables."
                                + ("" if flag else _DETACH_HINT))
+        # Only True checks the dtype: bool and integer tensors refuse it (REQ-2), not False (REQ-3).
         if flag and self._array.dtype.kind not in "fc":  # CPLX-1: complex ones may
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._set_leaf_requires_grad(bool(flag))
 
     def requires_grad_(self, requires_grad=True):
         """Flip a leaf's flag in place and return it (REQ-5); on a non-leaf True is a no-op and
-        False raises (REQ-6, MSG-5)."""
+        False raises (REQ-6, MSG-5). Only True checks the dtype (REQ-2); False is fine on any (REQ-3)."""
         if self.grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables." + _DETACH_HINT)
@@ -210,7 +211,8 @@ class Tensor(Conversions, TensorHooks):
 
     def detach_(self):
         """Make this tensor a no-grad leaf in place (DET-5, DET-8); views refuse (DET-6). The nodes
-        already recorded keep their edges to its old grad_fn: the graph through it stays (DET-7)."""
+        already recorded keep their edges to its old grad_fn: the graph through it stays (DET-7).
+        Its storage does not change, so its views keep their grad_fn and requires_grad (VIEW-16)."""
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "

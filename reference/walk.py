@@ -83,18 +83,20 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     Nodes run in topological order (Kahn's algorithm): a node runs once every edge into it has
     delivered, with the sum of what arrived (MISC-1, HOOK-10); an op has one edge per operand, so
     the same tensor in both slots gets both contributions (MISC-2). Among the nodes ready to run,
-    the most recently created one goes first, which is torch's order (it decides, for instance,
-    which modified saved tensor an error names first). With `targets` None every reached leaf
-    accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
+    the most recently created one goes first, which is torch's order (HOOK-13; it decides, for
+    instance, which modified saved tensor an error names first). With `targets` None every reached
+    leaf accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
-    (backward(inputs=...), autograd.grad). Saved values are released after each node runs unless
-    `keep_graph` (RETAIN-1); keeping them lets a further backward give the same gradient (RETAIN-4).
+    (backward(inputs=...), autograd.grad). Saved values are released after each node runs, parts
+    of the graph that other outputs share included, unless `keep_graph` (RETAIN-1, RETAIN-8);
+    keeping them lets a further backward give the same gradient (RETAIN-4).
     Only the nodes of this graph are released: a forward run anew builds new nodes, whose backward
     needs no retain_graph (RETAIN-9).
     Grad mode during the walk is `create_graph` (HO-2), whatever the caller's: backward inside
     no_grad on a graph built before it computes the usual gradients (MODE-8). Under anomaly mode a
     node's NaN gradient raises, and a node that fails is reported with its forward traceback
-    (anomaly.py).
+    (anomaly.py). These rules, with accumulation (graph.accumulate_into) and the saved values'
+    version checks, decide every .grad and every error of any sequence of calls (SEQ-1).
     """
     pending = {}
     for (node, index), grad in zip(roots, grads):
@@ -192,9 +194,10 @@ def _run_tensor_hooks(node, grad):
 
 
 def _store_retained(tensor, grad):
-    """retain_grad(): keep a non-leaf's gradient (LEAF-8). Later passes add to it out of place, as
-    torch's retain_grad hook does: .grad becomes a new tensor and the earlier one keeps its value
-    (LEAF-10, ACC-4)."""
+    """retain_grad(): keep a non-leaf's gradient (LEAF-8), without create_graph as a plain tensor
+    that does not require grad (LEAF-11). Later passes add to it out of place, as torch's
+    retain_grad hook does: .grad becomes a new tensor and the earlier one keeps its value (LEAF-10,
+    ACC-4)."""
     if tensor._grad is None:
         tensor._grad = grad.clone() if grad.requires_grad else make(grad._array.copy())
     else:

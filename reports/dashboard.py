@@ -11,7 +11,7 @@ so. It is rendered by a Jinja2 template with autoescaping: every string from a r
 name, version or error) is text.
 
 `EngineResult` and `load_results` are the data the README's table is printed from too
-(scripts/conformance_table.py), so the two cannot disagree.
+(tools/conformance_table.py), so the two cannot disagree.
 """
 
 from __future__ import annotations

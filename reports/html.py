@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..harness.catalog import LEVELS, load_catalog
-from ..harness.watchdog import NOT_RUN
+from ..runner.watchdog import NOT_RUN
 from .render import TEMPLATES, environment
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (engine unresponsive)",

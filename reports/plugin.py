@@ -5,7 +5,7 @@ Options: `--report PATH` (default reports/conformance.html; relative paths are r
 directory pytest runs in, like every file option), `--no-report`, `--json-report PATH` (default:
 next to the HTML report, .json). Under xdist, workers attach what the controller needs to
 their reports (`user_properties`: engine, behaviours, level, and for failures the reproducers (one per
-distinct failure, from the notes that harness/script.py puts on the exception) and the
+distinct failure, from the notes that autograd_conformance/harness/script.py puts on the exception) and the
 counterexample's graph on the engine and on torch); only the controller writes files.
 """
 
@@ -21,12 +21,12 @@ import hypothesis
 import pytest
 
 from ..harness.catalog import LEVELS
-from ..harness.outcomes import outcome
-from ..harness.plugin import (behaviour_ids, item_engine, item_level, runs_suites,
-                              selected_engines)
-from ..harness.robustness import TimeLimitExceeded, time_limit
-from ..harness.script import LAST_SCRIPT, reproducers
-from ..harness.watchdog import Terminated, unresponsive_engines
+from ..harness.script import reproducers
+from ..runner.outcomes import outcome
+from ..runner.plugin import (LAST_SCRIPT, behaviour_ids, item_engine, item_level,
+                             selected_engines)
+from ..runner.robustness import TimeLimitExceeded, time_limit
+from ..runner.watchdog import Terminated, unresponsive_engines
 from .html import render_report
 from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
                       expected_graph, module_durations, results_json)
@@ -34,18 +34,8 @@ from .results import (Results, behaviour_matrix, describe_graph, engine_summarie
 GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
 
 
-def pytest_addoption(parser):
-    group = parser.getgroup("autograd-conformance")
-    group.addoption("--report", metavar="PATH",
-                    help="write the HTML report here (default: reports/conformance.html)")
-    group.addoption("--no-report", action="store_true",
-                    help="write no HTML report (and no JSON results unless --json-report)")
-    group.addoption("--json-report", metavar="PATH",
-                    help="write the JSON results here (default: next to the HTML report)")
-
-
 def pytest_configure(config):
-    if not hasattr(config, "workerinput") and runs_suites(config):
+    if not hasattr(config, "workerinput"):
         config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
 
 

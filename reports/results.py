@@ -8,7 +8,7 @@ failing test calls to read the counterexample's graph from the example's own ten
 Why not pytest-reportlog for the JSON: it logs every report of every phase as it comes, which a
 reader would have to fold into tests, behaviours and engines again; the results file is that fold
 (one record per test, the behaviour x engine states, per-engine summaries and the run's partial and
-unresponsive reasons), which scripts/conformance_table.py turns into the README's table.
+unresponsive reasons), which tools/conformance_table.py turns into the README's table.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from dataclasses import asdict, dataclass, field
 
 from ..harness.catalog import LEVELS, load_catalog
 from ..harness.ops import OPS
-from ..harness.outcomes import crashed, error_text, outcome, reason
-from ..harness.watchdog import NOT_RUN
+from ..runner.outcomes import crashed, error_text, outcome, reason
+from ..runner.watchdog import NOT_RUN
 
 # A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
-# because its engine stopped responding (harness/watchdog.py).
+# because its engine stopped responding (autograd_conformance/runner/watchdog.py).
 STATES = ("failed", "cancelled", "xfailed", "skipped", "passed")
 @dataclass
 class TestRecord:
@@ -246,7 +246,7 @@ def describe_graph(program, engine, tensors: dict) -> dict:
 def expected_graph(program) -> dict:
     """The graph torch builds for `program`, by the catalog's rules rather than by running torch:
     a result requires grad iff an input does (REQ-8) and is then a non-leaf (LEAF-3) whose node is
-    the op's torch node (harness/ops.py), with an edge per operand that requires grad (GFN-3).
+    the op's torch node (autograd_conformance/harness/ops.py), with an edge per operand that requires grad (GFN-3).
     Torch's reshape of an input that may not be contiguous records a copy node of its own
     choosing, so there only the node's presence is known (`uncertain`)."""
     variables = _variables(program)

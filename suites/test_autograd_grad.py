@@ -46,8 +46,8 @@ def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     script.build(program)
     script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
     script.check(f"isinstance(grads, tuple) and len(grads) == {len(leaves)}",
-                 f"autograd.grad returned {{type(grads).__name__}} of length {{len(grads)}} for "
-                 f"{len(leaves)} inputs")
+                 f"autograd.grad did not return a tuple of {len(leaves)} gradients for "
+                 f"{len(leaves)} inputs", show=("type(grads).__name__", "len(grads)"))
     for leaf in leaves:
         script.check(f"{leaf.name}.grad is None", f"autograd.grad filled {leaf.name}.grad")
     _check_returned(script, program, leaves, expected)
@@ -76,19 +76,26 @@ def test_autograd_grad_equals_backward_into_fresh_leaves(engine, data):
                             oracle="autograd.grad", magnitude=magnitude)
 
 
+def _with_an_unused_input(engine, data):
+    """A random program built in a script, with `unused`, a leaf that requires grad and that the
+    output does not depend on: (script, program, its leaves that get .grad, the inputs list
+    `[x0, ..., unused]` as source, their analytic gradients)."""
+    program = data.draw(programs(engine), label="program")
+    leaves = program.grad_leaves()
+    script = Script(engine)
+    script.build(program)
+    script.run("unused = torch.ones(2, requires_grad=True)")
+    inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
+    return script, program, leaves, inputs, analytic_grads(program)
+
+
 @behaviour("GRAD-2")
 @needs("autograd_grad")
 @given(data=st.data())
 def test_unused_inputs_raise_unless_allowed(engine, data):
     """An input that the output does not depend on makes autograd.grad raise; with
     allow_unused=True its gradient is None and the others are unchanged."""
-    program = data.draw(programs(engine), label="program")
-    leaves = program.grad_leaves()
-    inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
-    expected = analytic_grads(program)
-    script = Script(engine)
-    script.build(program)
-    script.run("unused = torch.ones(2, requires_grad=True)")
+    script, program, leaves, inputs, expected = _with_an_unused_input(engine, data)
     script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True)")
     script.run(f"grads = torch.autograd.grad(out, {inputs}, allow_unused=True)")
     script.check("grads[-1] is None",
@@ -102,13 +109,7 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
 def test_materialize_grads_gives_zeros_for_unused_inputs(engine, data, allow):
     """With materialize_grads=True an unused input gets zeros instead of None (allow_unused
     omitted or True) and the others are unchanged; with allow_unused=False it is a ValueError."""
-    program = data.draw(programs(engine), label="program")
-    leaves = program.grad_leaves()
-    inputs = f"[{', '.join(leaf.name for leaf in leaves)}, unused]"
-    expected = analytic_grads(program)
-    script = Script(engine)
-    script.build(program)
-    script.run("unused = torch.ones(2, requires_grad=True)")
+    script, program, leaves, inputs, expected = _with_an_unused_input(engine, data)
     script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True, allow_unused=False, "
                   "materialize_grads=True)", error="ValueError")
     script.run(f"grads = torch.autograd.grad(out, {inputs}, materialize_grads=True{allow})")
@@ -372,8 +373,10 @@ def test_without_create_graph_gradients_are_constants(engine, data):
 # A fresh process's first backward(create_graph=True), recording the warnings it gives; `module`
 # is the engine's (torch itself in the printed script).
 FRESH_PROCESS = """\
-import warnings
-import {module} as torch
+import importlib, warnings
+module, _, attribute = "{module}".partition(":")
+torch = importlib.import_module(module)
+torch = getattr(torch, attribute) if attribute else torch
 x = torch.tensor([1.5], requires_grad=True)
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -388,7 +391,8 @@ print([str(w.message) for w in caught if issubclass(w.category, UserWarning)])
 def test_backward_with_create_graph_warns_about_a_reference_cycle(engine):
     """The first backward(create_graph=True) of a process warns (a UserWarning) that it creates a
     reference cycle between a parameter and its gradient. torch warns once per process, so the
-    call runs in a fresh Python process that imports the engine's module as torch."""
+    call runs in a fresh Python process that imports the engine as torch (by the adapter's
+    `__name__`: a module, or `module:attribute`)."""
     script = Script(engine)
     script.run("import subprocess, sys",
                f'child = """\\\n{FRESH_PROCESS}""".format(module=torch.__name__)',
@@ -502,7 +506,7 @@ def test_backward_returns_none(engine, call, data):
     script = Script(engine)
     script.build(program)
     script.run(f"returned = {call}")
-    script.check("returned is None", f"{call} returned {{returned!r}}")
+    script.check_equal("returned", None, why=f"what {call} returns")
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is not None", f"{call} filled no .grad of {leaf.name}")
 

@@ -53,7 +53,8 @@ def test_post_accumulate_hooks_run_after_each_accumulation(engine, data, passes)
     script = Script(engine)
     script.build(program)
     script.run(*_recording_post_accumulate_hook(leaf), *["out.backward(retain_graph=True)"] * passes)
-    script.check(f"len(calls) == {passes}", f"the hook ran {{len(calls)}} times in {passes} backward calls")
+    script.check_equal("len(calls)", passes,
+                       why=f"one hook call per backward, {passes} backward calls")
     script.check("all(itself for itself, _, _ in calls)", f"the hook got another tensor than {leaf}")
     script.check("not any(recorded for _, _, recorded in calls)",
                  "an op in the hook was recorded: the hook ran in grad mode")
@@ -143,16 +144,14 @@ def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, dat
                        oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
     operands = OPS[node.op].vjp(expected[hooked], tuple(values[a] for a in node.args),
                                 node.param, values[hooked])
-    script.check(f"len(seen[0][0]) == {len(node.args)}",
-                 f"grad_inputs has {{len(seen[0][0])}} entries, expected one per operand of "
-                 f"{node.op}: {len(node.args)}")
+    script.check_equal("len(seen[0][0])", len(node.args),
+                       why=f"grad_inputs has one entry per operand of {node.op}")
     for i, (arg, gradient) in enumerate(zip(node.args, operands)):
         if program.requires_grad(arg):
             script.check_close(f"seen[0][0][{i}]", gradient, dtype=program.dtype,
                                oracle=f"vjp of {node.op} for {arg}", magnitude=expected.magnitude)
         else:
-            script.check(f"seen[0][0][{i}] is None",
-                         f"{arg} does not require grad, but grad_inputs[{i}] is {{seen[0][0][{i}]}}")
+            script.check_equal(f"seen[0][0][{i}]", None, why=f"{arg} does not require grad")
     assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node post-hook")
 
 
@@ -230,9 +229,9 @@ def test_node_hooks_fire_only_when_the_node_runs(engine, data, with_a_leaf_below
                f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append('post'))",
                f"torch.autograd.grad(out, [{', '.join(inputs)}])")
     expected = ["pre", "post"] if with_a_leaf_below else []
-    script.check(f"fired == {expected}",
-                 f"autograd.grad(out, {inputs}): {hooked}.grad_fn's hooks fired {{fired}}, "
-                 f"expected {expected}")
+    script.check_equal("fired", expected,
+                       why=f"autograd.grad(out, {inputs}) runs {hooked}.grad_fn "
+                       + ("once" if with_a_leaf_below else "never"))
 
 
 @behaviour("HOOK-18")
@@ -361,7 +360,7 @@ def test_a_module_hook_gets_one_grad_input_per_input(engine, inputs):
                f"xs = [torch.tensor([1.5, -0.5], requires_grad=True) for _ in range({inputs})]",
                "module(*xs).sum().backward()")
     script.check(f"len(seen) == 1 and len(seen[0]) == {inputs}",
-                 f"expected one call with {inputs} grad_input entries, got {{seen}}")
+                 f"expected one call with {inputs} grad_input entries", show=("seen",))
     for index in range(inputs):
         script.check_close(f"seen[0][{index}]", np.array([2.0, 3.0]) * np.array([1.5, -0.5])
                            ** (inputs - 1), dtype="float32", oracle="w x^(k-1)")
@@ -393,7 +392,7 @@ def test_a_module_hook_without_requiring_inputs_gets_and_may_return_only_nones(e
         script.check_close("module.w.grad", np.array([1.5, -0.5]) ** inputs, dtype="float32",
                            oracle="d(w x^k)/dw = x^k")
     script.check(f"seen == [[True] * {inputs}]",
-                 f"expected one call with {inputs} grad_input entries, all None; got {{seen}}")
+                 f"expected one call with {inputs} grad_input entries, all None", show=("seen",))
 
 
 @behaviour("HOOK-12")
@@ -500,18 +499,20 @@ def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, wit
     for k in range(passes):
         script.check(f"sum(isinstance(entry, tuple) for entry in logs[{k}]) == 1 "
                      f"and isinstance(logs[{k}][{position}], tuple)",
-                     f"backward {k + 1} logged {{logs[{k}]}}: the {mode!r} hook must fire once, "
-                     + ("after every tensor's hook" if mode == "all" else "right after the first"))
+                     f"in backward {k + 1} the {mode!r} hook must fire once, "
+                     + ("after every tensor's hook" if mode == "all" else "right after the first"),
+                     show=(f"logs[{k}]",))
         if mode == "all":
             for i, name in enumerate(tensors):
                 if name == "spare":
-                    script.check(f"logs[{k}][-1][1][{i}] is None",
-                                 f"spare got a gradient: {{logs[{k}][-1][1][{i}]}}")
+                    script.check_equal(f"logs[{k}][-1][1][{i}]", None,
+                                       why="no backward reaches spare")
                 else:
                     script.check_close(f"logs[{k}][-1][1][{i}]", expected[name], dtype=program.dtype,
                                        oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
         else:
-            script.check(f"logs[{k}][0] in {chosen!r}", f"the first entry of {{logs[{k}]}} is no tensor's hook")
+            script.check(f"logs[{k}][0] in {chosen!r}",
+                         f"the first entry of logs[{k}] is no tensor's hook", show=(f"logs[{k}]",))
             first = script.value(f"logs[{k}][0]")
             script.check_close(f"logs[{k}][1][1]", expected[first], dtype=program.dtype,
                                oracle=f"analytic d out / d {first}, the first gradient computed",
@@ -546,7 +547,7 @@ def test_multi_grad_hooks_count_their_own_pass_around_a_nested_backward(engine, 
                f"torch.autograd.graph.register_multi_grad_hook([{', '.join(chosen)}], {fired})",
                "out.backward()", "fires = [entry for entry in log if isinstance(entry, tuple)]")
     script.check(f"[entry[0] for entry in fires] == ['nested', {mode!r}]",
-                 f"expected the nested backward, then the {mode!r} hook once; got {{log}}")
+                 f"expected the nested backward, then the {mode!r} hook once", show=("log",))
     script.check_close("fires[0][1]", np.full(2, 2.0), dtype="float32",
                        oracle="d sum(2 w) / d w = 2 (the nested backward)")
     expected = analytic_grads(program, wrt=chosen)
@@ -574,9 +575,10 @@ def test_node_metadata_is_a_dict_of_its_own(engine, data):
     script.run(f"meta = {hooked}.grad_fn.metadata")
     script.check("isinstance(meta, dict) and not meta", "a new node's metadata is {meta!r}")
     script.run("meta['seen'] = 1", "out.backward()")
-    script.check(f"{hooked}.grad_fn.metadata is meta and {hooked}.grad_fn.metadata == {{'seen': 1}}",
-                 f"{hooked}.grad_fn.metadata is another object or lost its entry: "
-                 f"{{{hooked}.grad_fn.metadata!r}}")
+    script.check(f"{hooked}.grad_fn.metadata is meta and {hooked}.grad_fn.metadata == "
+                 + repr({"seen": 1}),
+                 f"{hooked}.grad_fn.metadata is another object or lost its entry",
+                 show=(f"{hooked}.grad_fn.metadata",))
     if others:
         script.check(" and ".join(f"{name}.grad_fn.metadata is not meta" for name in others),
                      f"another node of {others} shares {hooked}.grad_fn's metadata dict")

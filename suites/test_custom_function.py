@@ -2,15 +2,13 @@
 backward, called through apply, and what ctx offers between them (FN-*), as the "Extending
 torch.autograd" note and the Function API page describe them."""
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.ops import OPS, render
+from autograd_conformance.harness.ops import OPS, backward_formulas, render
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ARITHMETIC, POWERS, REDUCTIONS, SHAPING,
                                                      UNARY_ARITHMETIC, UNARY_FUNCTIONS,
@@ -25,79 +23,15 @@ pytestmark = needs("custom_function")
 
 # -- a Function for every op of the op set -----------------------------------------------------
 
-def _summed_to(expression: str, shape: tuple, target: tuple) -> str:
-    """`expression` (a gradient of `shape`) summed over the dims that broadcasting added to or
-    stretched in `target`, written with Tensor.sum."""
-    text = f"({expression})"
-    for _ in range(len(shape) - len(target)):
-        text += ".sum(dim=0)"
-    lead = len(shape) - len(target)
-    for dim, size in enumerate(target):
-        if size == 1 and shape[lead + dim] != 1:
-            text += f".sum(dim={dim}, keepdim=True)"
-    return text
-
-
-def _selection(rows, size, shape, dtype) -> str:
-    """The gradient of taking `rows` of dim 0 (of `size`) from a tensor of `shape`: the selection
-    matrix's transpose times g's rows, so that a repeated row adds up."""
-    matrix = np.zeros((len(rows), size))
-    matrix[np.arange(len(rows)), rows] = 1.0
-    rest = int(np.prod(shape[1:], dtype=int))
-    return (f"(torch.tensor({literal(matrix.T)}, dtype=torch.{dtype}) @ "
-            f"g.reshape({len(rows)}, {rest})).reshape({shape})")
-
-
-def _formulas(node, shapes_by_name, dtype) -> tuple[str, ...]:
-    """Each input's gradient for `node`, in Tensor ops of the engine, from g (the incoming
-    gradient), a and b (the inputs) and r (the result): the op's backward formula."""
-    op, p = node.op, node.param
-    a_shape = shapes_by_name[node.args[0]]
-    if op in ("add", "sub", "mul", "div", "pow_tensor"):
-        local = {"add": ("g", "g"), "sub": ("g", "-g"), "mul": ("g * b", "g * a"),
-                 "div": ("g / b", "-g * a / (b * b)"),
-                 "pow_tensor": ("g * b * a ** (b - 1.0)", "g * r * torch.log(a)")}[op]
-        out = shapes_by_name[node.name]
-        return tuple(_summed_to(text, out, shapes_by_name[arg]) for text, arg in zip(local, node.args))
-    if op in ("sum", "mean"):
-        dim, keepdim = (p, False) if p is None or isinstance(p, int) else p
-        kept = list(a_shape)
-        if dim is not None:
-            kept[dim] = 1
-        count = int(np.prod(a_shape, dtype=int)) if dim is None else a_shape[dim]
-        scale = f" / {float(count)!r}" if op == "mean" else ""
-        return (f"g.reshape({tuple(kept) if dim is not None else ()}){scale} + torch.zeros_like(a)",)
-    if op in ("index", "index_list"):
-        rows = (list(p) if op == "index_list" else [p] if isinstance(p, int)
-                else list(range(*p)))
-        return (_selection(rows, a_shape[0], a_shape, dtype),)
-    if op == "matmul":
-        return ("g @ b.transpose(0, 1)", "a.transpose(0, 1) @ g")
-    if op == "mv":
-        rows, columns = a_shape
-        return (f"g.reshape({rows}, 1) @ b.reshape(1, {columns})", "a.transpose(0, 1) @ g")
-    if op == "pow":
-        return ("g * (0.0 * a)",) if p == 0 else (f"g * {float(p)!r} * a ** {p - 1}",)
-    if op == "dot":
-        return ("g * b", "g * a")
-    if op == "rpow":
-        return (f"g * r * {math.log(p)!r}",)
-    if op == "reshape":
-        return (f"g.reshape({a_shape})",)
-    if op == "transpose":
-        return ("g.transpose({}, {})".format(*((0, 1) if p is None else p)),)
-    return ({"neg": "-g", "clone": "g", "exp": "g * r", "log": "g / a",
-             "tanh": "g - g * r * r", "sigmoid": "g * r - g * r * r",
-             "relu": "g * (torch.relu(a) / a)", "abs": "g * (torch.abs(a) / a)",
-             "sqrt": "g * 0.5 / r"}[op],)
-
-
 def _function_class(node, shapes_by_name, dtype, *, setup_context=False) -> str:
     """The source of a Function named Op_<node> computing `node`'s op, saving its inputs and
-    result, with the op's backward formula; with `setup_context`, forward takes no ctx and
-    setup_context saves (FN-18)."""
+    result, with the op's backward formula from the op table (backward_source: in Tensor ops of
+    g, the incoming gradient, a and b, the inputs, and r, the result); with `setup_context`,
+    forward takes no ctx and setup_context saves (FN-18)."""
     inputs = ("a", "b")[:OPS[node.op].arity]
-    formulas = _formulas(node, shapes_by_name, dtype)
+    formulas = backward_formulas(OPS[node.op], node.param,
+                                 [shapes_by_name[arg] for arg in node.args],
+                                 shapes_by_name[node.name], dtype)
     arguments = ", ".join(inputs)
     forward = (f"    @staticmethod\n"
                f"    def forward({arguments}):\n"
@@ -144,8 +78,10 @@ def _check_function_of(engine, data, program, node):
     _build_with_function(script, program, node)
     script.check(f"{node.name}.requires_grad and not {node.name}.is_leaf "
                  f"and {node.name}.grad_fn is not None",
-                 f"{node.name} = Op_{node.name}.apply(...) of an input that requires grad has "
-                 f"requires_grad={{{node.name}.requires_grad}}, grad_fn={{{node.name}.grad_fn}}",
+                 f"{node.name} = Op_{node.name}.apply(...) of an input that requires grad is not "
+                 "a recorded non-leaf",
+                 show=(f"{node.name}.requires_grad", f"{node.name}.is_leaf",
+                       f"{node.name}.grad_fn"),
                  behaviour="FN-1")
     script.run(f"out.backward(torch.tensor({literal(v)}, dtype=torch.{program.dtype}))")
     assert_leaf_grads(script, program, analytic_grads(program, v),
@@ -308,7 +244,7 @@ def test_needs_input_grad_has_a_flag_per_argument(engine, flags, data):
                    _leaf(name, np.ones(2), dtype, requires_grad=flag == "requires"))
     expected = tuple(flag == "requires" for flag in flags)
     script.run(f"y = Sum.apply({', '.join(names)})")
-    script.check(f"seen == [{expected}]", f"needs_input_grad was {{seen}}, expected {expected}")
+    script.check_equal("seen", [expected], why="the arguments that require grad")
 
 
 TWO_OUTPUTS = '''\
@@ -348,9 +284,8 @@ def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize
     script.run(f"{loss}.backward()")
     missing = (used == "second" and not materialize,
                used in ("first", "first twice") and not materialize)
-    script.check(f"received == [{missing}]",
-                 f"backward received None for (first, second) output: {{received}}, expected "
-                 f"{missing}")
+    script.check_equal("received", [missing],
+                       why="whether backward receives None for the (first, second) output")
     factor = {"first": 2.0, "second": 3.0, "both": 5.0, "first twice": 6.0}[used]
     script.check_close("x.grad", np.full(x.shape, factor), dtype=dtype,
                        oracle=f"{factor}: the used outputs' factors")
@@ -481,8 +416,7 @@ def test_none_gradients_leave_grad_none(engine, data, trailing, number, none_for
                f"        return {grads}{k_grad}{extra}",
                _leaf("a", x, dtype), _leaf("b", x, dtype),
                f"Product.apply(a, b{', 2.0' if number else ''}).sum().backward()")
-    script.check(f"{kept}.grad is None",
-                 f"backward returned None for {kept}, but {kept}.grad is {{{kept}.grad}}")
+    script.check_equal(f"{kept}.grad", None, why=f"backward returned None for {kept}")
     script.check_close(f"{got}.grad", np.full(x.shape, 2.0), dtype=dtype,
                        oracle="what backward returned")
 
@@ -557,7 +491,8 @@ def test_apply_without_recording_gives_constants(engine, data, how):
     script.run("with torch.no_grad():\n    y = Cube.apply(x)" if how == "under no_grad"
                else "y = Cube.apply(x)")
     script.check("not y.requires_grad and y.grad_fn is None",
-                 f"Cube.apply {how} gives requires_grad={{y.requires_grad}}, grad_fn={{y.grad_fn}}")
+                 f"Cube.apply {how} gives a recorded tensor",
+                 show=("y.requires_grad", "y.grad_fn"))
 
 
 @behaviour("FN-15")
@@ -720,8 +655,9 @@ def test_edges_go_to_tensor_arguments_in_order(engine, data, order):
     for index, name in enumerate(tensors):
         if name == "x":
             script.check(f"edges[{index}][0] is not None and edges[{index}][0].variable is x",
-                         f"edge {index} should lead to x's AccumulateGrad: {{edges[{index}]}}")
+                         f"edge {index} should lead to x's AccumulateGrad",
+                         show=(f"edges[{index}]",))
         else:
             script.check(f"edges[{index}][0] is None",
-                         f"edge {index}, for the constant c, should be (None, 0): "
-                         f"{{edges[{index}]}}")
+                         f"edge {index}, for the constant c, should be (None, 0)",
+                         show=(f"edges[{index}]",))

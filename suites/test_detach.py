@@ -75,8 +75,9 @@ def test_changes_through_detach_are_seen_by_the_original(engine, data, factor):
     # A copy: to_numpy may share the tensor's memory, which the change below writes.
     script.run(f"before = to_numpy({name}).copy()", f"{name}.detach().mul_({factor})")
     script.check(f"np.allclose(to_numpy({name}), before * {factor})",
-                 f"after {name}.detach().mul_({factor}), {name} is {{to_numpy({name}).tolist()}}, "
-                 f"expected {{(before * {factor}).tolist()}}")
+                 f"after {name}.detach().mul_({factor}), {name} does not hold its values "
+                 f"times {factor}: the change did not reach it",
+                 show=(f"to_numpy({name}).tolist()", f"(before * {factor}).tolist()"))
 
 
 @behaviour("DET-2")
@@ -183,5 +184,5 @@ def test_detach_in_place_on_a_leaf_clears_requires_grad(engine, data):
     script.run(f"result = {leaf}.detach_()")
     script.check(f"result is {leaf}", f"{leaf}.detach_() returned another object")
     script.check(f"not {leaf}.requires_grad and {leaf}.is_leaf",
-                 f"{leaf} after detach_(): requires_grad={{{leaf}.requires_grad}}, "
-                 f"is_leaf={{{leaf}.is_leaf}}")
+                 f"{leaf} after detach_() requires grad or is no leaf",
+                 show=(f"{leaf}.requires_grad", f"{leaf}.is_leaf"))

@@ -3,7 +3,7 @@ tangent v, every op carries its result's tangent J v along, and unpack_dual read
 
 The tangents are checked against the analytic float64 oracle through the transpose of reverse
 mode: row i of J is the gradient for the unit cotangent e_i, so (J v)_i = <v, J^T e_i>
-(harness/oracles.py's analytic_jacobian), and against central differences of the program along v.
+(autograd_conformance/harness/oracles.py's analytic_jacobian), and against central differences of the program along v.
 Every level a test opens is closed within the same script step (a `with` block), so that a failing
 engine cannot leak an open level into later tests.
 """
@@ -80,7 +80,8 @@ def _check_jvp(script, program, tangents, name="tangent"):
     jvp, magnitude = analytic_jacobian(program, list(tangents)).times(tangents)
     script.check(f"{name} is not None", "the output depends on a dual tensor but has no tangent")
     script.check(f"{name}.dtype == torch.{program.dtype}",
-                 f"the tangent has dtype {{{name}.dtype}}, the output {program.dtype}")
+                 f"the tangent does not have the output's dtype {program.dtype}",
+                 show=(f"{name}.dtype",))
     script.check_close(name, jvp, dtype=program.dtype, magnitude=magnitude,
                        oracle="J v, J's rows by reverse mode (analytic)")
 
@@ -133,13 +134,13 @@ def test_unpack_dual_gives_the_primal_and_the_tangent(engine, data):
     script.check("unpacked.tangent is not None", "the dual tensor has no tangent")
     script.check(f"unpacked.tangent.dtype == torch.{dtype} and d.dtype == torch.{dtype} "
                  f"and unpacked.primal.dtype == torch.{dtype}",
-                 "dtypes: dual {d.dtype}, primal {unpacked.primal.dtype}, "
-                 f"tangent {{unpacked.tangent.dtype}}, expected {dtype}")
+                 f"the dual tensor, its primal and its tangent are not all {dtype}",
+                 show=("d.dtype", "unpacked.primal.dtype", "unpacked.tangent.dtype"))
     for name, expected in (("d", "x"), ("unpacked.primal", "x"), ("unpacked.tangent", "v")):
         script.check(f"tuple({name}.shape) == tuple({expected}.shape) "
                      f"and np.array_equal(to_numpy({name}), to_numpy({expected}))",
-                     f"{name} is {{to_numpy({name}).tolist()}}, expected the values of {expected}, "
-                     f"{{to_numpy({expected}).tolist()}}")
+                     f"{name} does not have the shape and values of {expected}",
+                     show=(f"to_numpy({name}).tolist()", f"to_numpy({expected}).tolist()"))
     script.check("primals_tangent is None", "the primal unpack_dual gave has a tangent of its own")
 
 
@@ -238,7 +239,8 @@ def test_a_reshape_that_copies_carries_the_tangent(engine, rows, columns, flat, 
                f"    y = fwAD.make_dual(x, v).transpose(0, 1).reshape({shape})",
                "    tangent = fwAD.unpack_dual(y).tangent")
     script.check(f"tangent is not None and tuple(tangent.shape) == {shape}",
-                 f"the tangent of the reshaped tensor is {{tangent}}, expected one of shape {shape}")
+                 f"the tangent of the reshaped tensor is None or not of shape {shape}",
+                 show=("tangent",))
     script.check_close("tangent", tangent.T.reshape(shape), dtype=dtype,
                        oracle="the tangent transposed and reshaped")
 
@@ -389,7 +391,8 @@ def test_leaving_the_level_deletes_every_tangent(engine, data):
     script.check("all(tangent is None for tangent in again)",
                  "a new level brought back tangents of the closed one")
     script.check(f"retangent is not None and np.array_equal(to_numpy(retangent), {literal(tangent)})",
-                 f"{first}, dual in the closed level, did not take its new tangent: {{retangent}}")
+                 f"{first}, dual in the closed level, did not take its new tangent",
+                 show=("retangent",))
 
 
 # ----- what make_dual refuses ---------------------------------------------------------------------
@@ -458,7 +461,7 @@ def test_detach_drops_the_tangent(engine, data):
                    wrap=lambda name, line: [line, f"{name} = {name}.detach()"] if name in detached
                    else [line])
     script.check("all(t is None for t in detached)",
-                 f"detach() of {detached} kept a tangent: {{detached}}")
+                 f"detach() of {detached} kept a tangent", show=("detached",))
     constant = held_constant(program, detached)
     live = {name: v for name, v in tangents.items() if name in constant.ancestors()}
     event(f"a path around the detached nodes: {bool(live)}")

@@ -2,7 +2,7 @@
 random program seen as a function of some of its leaves (FUNC-*, JAC-9), and autograd.grad's
 batched vector-Jacobian products (JAC-10).
 
-First derivatives are checked against the analytic float64 Jacobian (harness/oracles.py), second
+First derivatives are checked against the analytic float64 Jacobian (autograd_conformance/harness/oracles.py), second
 derivatives against central differences of the analytic gradient, at FINITE_DIFFERENCE, on float64
 programs only; the engine's results are also compared with each other where the rule says they are
 equal (vjp and backward, jvp and jacobian, hvp and vhp, hessian and the jacobian of the gradient).
@@ -121,7 +121,8 @@ def _check_nesting(script: Script, expression: str, count: int, packed: bool, wh
     """`expression` is a tuple of `count` items where it should be (`packed`), else no tuple."""
     if packed:
         script.check(f"isinstance({expression}, tuple) and len({expression}) == {count}",
-                     f"{what} should be a tuple of {count}: {{type({expression}).__name__}}")
+                     f"{what} should be a tuple of {count}",
+                     show=(f"type({expression}).__name__",))
     else:
         script.check(f"not isinstance({expression}, tuple)",
                      f"{what} should be one tensor, not a tuple: one was given or returned")

@@ -106,13 +106,14 @@ def test_in_place_update_of_a_leaf_under_no_grad(engine, data):
                  "w is no longer a leaf after the update in no_grad")
     script.check("w.requires_grad", "w no longer requires grad after the update in no_grad")
     script.check(f"np.allclose(to_numpy(w), {expected}, rtol=1e-5, atol=1e-5)",
-                 f"w after the update is {{to_numpy(w).tolist()}}, expected {expected}")
+                 f"w after the update is not {expected}", show=("to_numpy(w).tolist()",))
 
 
 def _observe_nested(stack, depth=0):
     """Script lines that enter the blocks `stack[depth:]` one inside the other, noting in
     variables what is seen inside each block and after leaving it, and the checks of those
-    variables, in the order a newcomer reads them: (condition, message, behaviour)."""
+    variables, in the order a newcomer reads them: (condition, message, the expressions a
+    failure shows, behaviour)."""
     manager, flag = _mode(stack[depth])
     level, where = depth + 1, " > ".join(stack[:depth + 1])
     # Inside a set_grad_enabled block, the mode is MODE-5's (it works as a context manager);
@@ -120,24 +121,25 @@ def _observe_nested(stack, depth=0):
     inside = "MODE-5" if stack[depth].startswith("set_grad_enabled") else "MODE-4"
     body = [f"enabled_in_{level} = torch.is_grad_enabled()",
             f"recorded_in_{level} = (out * 2).requires_grad"]
-    checks = [(f"enabled_in_{level} == {flag}",
-               f"is_grad_enabled() inside {where} is {{enabled_in_{level}}}", inside),
+    checks = [(f"enabled_in_{level} == {flag}", f"is_grad_enabled() inside {where} is not {flag}",
+               (f"enabled_in_{level}",), inside),
               (f"recorded_in_{level} == {flag}",
-               f"an op recorded or not inside {where}: requires_grad={{recorded_in_{level}}}",
-               inside)]
+               f"an op inside {where} should give requires_grad={flag}",
+               (f"recorded_in_{level}",), inside)]
     if depth + 1 < len(stack):
         inner_lines, inner_checks = _observe_nested(stack, depth + 1)
         body += inner_lines
         checks += inner_checks
     body.append(f"enabled_at_end_of_{level} = torch.is_grad_enabled()")
     checks.append((f"enabled_at_end_of_{level} == {flag}",
-                   f"at the end of {where}, is_grad_enabled() is {{enabled_at_end_of_{level}}}"
+                   f"at the end of {where}, is_grad_enabled() is not {flag}"
                    + (f" after leaving {stack[depth + 1]}" if depth + 1 < len(stack) else ""),
-                   "MODE-4"))
+                   (f"enabled_at_end_of_{level}",), "MODE-4"))
     lines = _under(manager, body) + [f"recorded_after_{level} = (out * 2).requires_grad"]
     enclosing = _mode(stack[depth - 1])[1] if depth else True
     checks.append((f"recorded_after_{level} == {enclosing}",
-                   f"mode not restored after leaving {where}", "MODE-4"))
+                   f"mode not restored after leaving {where}", (f"recorded_after_{level}",),
+                   "MODE-4"))
     return lines, checks
 
 
@@ -155,8 +157,8 @@ def test_nested_grad_modes(engine, stack, data):
     # any check can fail; the checks then read the notes.
     lines, checks = _observe_nested(stack)
     script.run(*lines)
-    for condition, message, behaviour_id in checks:
-        script.check(condition, message, behaviour=behaviour_id)
+    for condition, message, shown, behaviour_id in checks:
+        script.check(condition, message, show=shown, behaviour=behaviour_id)
     script.check("torch.is_grad_enabled()", "grad mode is not restored after the nested blocks",
                  behaviour="MODE-4")
 
@@ -196,9 +198,11 @@ def _check_decorated(engine, decorator, flag, outer):
                                  "after_call = torch.is_grad_enabled()"]))
     script.check(f"after_decorating == {outer_flag}", f"{decorator} changed the mode of {outer}")
     script.check(f"after_call == {outer_flag}", f"{decorator} leaked its mode into {outer}")
-    script.check(f"inside == {flag}", f"is_grad_enabled() inside {decorator} is {{inside}}")
+    script.check(f"inside == {flag}", f"is_grad_enabled() inside {decorator} is not {flag}",
+                 show=("inside",))
     script.check(f"result.requires_grad == {flag}",
-                 f"{decorator}: result requires_grad={{result.requires_grad}}")
+                 f"{decorator}: the result's requires_grad is not {flag}",
+                 show=("result.requires_grad",))
 
 
 @behaviour("MODE-4")
@@ -329,9 +333,11 @@ def _check_op_result(script, name, recorded, inference, where):
     tensor as expected."""
     __tracebackhide__ = True
     script.check(f"{name}.requires_grad == {recorded}",
-                 f"x * 2 {where}: requires_grad={{{name}.requires_grad}}, expected {recorded}")
+                 f"x * 2 {where}: requires_grad is not {recorded}",
+                 show=(f"{name}.requires_grad",))
     script.check(f"{name}.is_inference() == {inference}",
-                 f"x * 2 {where}: is_inference()={{{name}.is_inference()}}, expected {inference}")
+                 f"x * 2 {where}: is_inference() is not {inference}",
+                 show=(f"{name}.is_inference()",))
 
 
 @behaviour("MODE-12")

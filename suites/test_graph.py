@@ -38,7 +38,8 @@ def test_grad_fn_is_none_exactly_for_leaves(engine, data):
     script.build(program)
     for name in program.variables():
         script.check(f"bool({name}.is_leaf) == ({name}.grad_fn is None)",
-                     f"{name}: is_leaf={{{name}.is_leaf}} but grad_fn={{{name}.grad_fn!r}}")
+                     f"{name}: is_leaf does not say whether grad_fn is None",
+                     show=(f"{name}.is_leaf", f"{name}.grad_fn"))
     for node in program.nodes:
         if not program.requires_grad(node.name):
             script.check(f"{node.name}.is_leaf",
@@ -65,9 +66,8 @@ def test_next_functions_reach_an_accumulate_grad_per_leaf(engine, data):
     for leaf in program.leaves:
         count = f"sum(node.variable is {leaf.name} for node in accumulators)"
         if leaf.name in grad_leaves:
-            script.check(f"{count} == 1",
-                         f"{leaf.name} requires grad and feeds the output, but {{{count}}} "
-                         f"AccumulateGrad nodes point at it")
+            script.check_equal(count, 1, why=f"{leaf.name} requires grad and feeds the output: "
+                               "one AccumulateGrad node points at it")
         else:
             script.check(f"{count} == 0",
                          f"{leaf.name} does not take part or require grad, but has a node")
@@ -92,7 +92,8 @@ def test_next_functions_point_at_the_inputs_nodes(engine, data):
         script.run(f"grad_fn = {node.name}.grad_fn")
         call = f"{node.name} = {node.op}({', '.join(node.args)})"
         script.check(f"grad_fn is None or len(grad_fn.next_functions) == {len(node.args)}",
-                     f"{call}: next_functions has {{len(grad_fn.next_functions)}} entries")
+                     f"{call}: next_functions should have one entry per input",
+                     show=("len(grad_fn.next_functions)",))
         for index, arg in enumerate(node.args):
             child = f"grad_fn.next_functions[{index}][0]"
             if not program.requires_grad(arg):
@@ -119,12 +120,11 @@ def test_grad_fn_class_names(engine, data, op):
     expected = OPS[node.op].grad_fn_name(node.param)
     script = Script(engine)
     script.build(program)
-    script.check(f"type({node.name}.grad_fn).__name__ == {expected!r}",
-                 f"{node.name} = {node.op}(...) has grad_fn "
-                 f"{{type({node.name}.grad_fn).__name__}}, torch's is {expected}")
+    script.check_equal(f"type({node.name}.grad_fn).__name__", expected,
+                       why=f"torch's node of {node.name} = {node.op}(...)")
     if engine.has("graph"):
-        script.check(f"{node.name}.grad_fn.name() == {expected!r}",
-                     f"grad_fn.name() is {{{node.name}.grad_fn.name()!r}}, torch's is {expected}")
+        script.check_equal(f"{node.name}.grad_fn.name()", expected,
+                           why=f"torch's node of {node.name} = {node.op}(...)")
 
 
 @behaviour("GFN-6")
@@ -171,10 +171,10 @@ def test_saved_tensors_are_visible_on_the_node(engine, data, op):
         if tensor == "v2":
             script.check(f"({attribute}.shape == v2.shape "
                          f"and (to_numpy({attribute}) == to_numpy(v2)).all())",
-                         f"{attribute} is {{{attribute}}}, not the result {{v2}}")
+                         f"{attribute} does not hold the result's values", show=(attribute, "v2"))
         else:
             script.check(f"{attribute} is {tensor}",
-                         f"{attribute} is {{{attribute}!r}}, not the input {tensor} itself")
+                         f"{attribute} is not the input {tensor} itself", show=(attribute,))
     script.run("out.sum().backward()")
     for name in saved:
         script.raises(f"v2.grad_fn._saved_{name}")
@@ -195,11 +195,13 @@ def test_repr_shows_requires_grad_or_grad_fn(engine, data):
         shown = f"' '.join(repr({name}).split())"
         if program.requires_grad(name):
             suffix = ("', requires_grad=True)'" if name in leaves
-                      else f"f', grad_fn=<{{type({name}.grad_fn).__name__}}>)'")
-            script.check(f"{shown}.endswith({suffix})", f"repr({name}) is {{{shown}}}")
+                      else f"', grad_fn=<' + type({name}.grad_fn).__name__ + '>)'")
+            script.check(f"{shown}.endswith({suffix})", f"repr({name}) does not end with {suffix}",
+                         show=(shown,))
             shown = f"repr({name}.detach())"
         script.check(f"'requires_grad' not in {shown} and 'grad_fn' not in {shown}",
-                     f"{shown} of a tensor that does not require grad is {{{shown}}}")
+                     f"{shown} of a tensor that does not require grad names one of them",
+                     show=(shown,))
 
 
 @behaviour("GFN-8")

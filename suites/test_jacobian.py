@@ -178,7 +178,8 @@ def test_a_gradient_of_another_dtype_is_cast_to_the_outputs(engine, create_graph
     assert_leaf_grads(script, program, analytic_grads(program, v), oracle="analytic v^T J")
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad.dtype == torch.{program.dtype}",
-                     f"{leaf.name}.grad is {{{leaf.name}.grad.dtype}}, expected {program.dtype}")
+                     f"{leaf.name}.grad does not have the program's dtype {program.dtype}",
+                     show=(f"{leaf.name}.grad.dtype",))
 
 
 def _jacobian_rows(script, program, leaf_name) -> None:
@@ -199,7 +200,7 @@ def _jacobian_rows(script, program, leaf_name) -> None:
 
 def _analytic_jacobian(program, leaf_name) -> tuple[np.ndarray, float]:
     """d out / d leaf, one row per output element, and the largest magnitude of its rows'
-    rounding errors (harness/oracles.py)."""
+    rounding errors (autograd_conformance/harness/oracles.py)."""
     rows = [analytic_grads(program, unit, wrt=[leaf_name])
             for unit in unit_vectors(program.output_shape())]
     return (np.stack([row[leaf_name].reshape(-1) for row in rows]),
@@ -287,9 +288,8 @@ def test_functional_jacobian_matches_unit_rows(engine, data):
     script.run(f"def function({leaf.name}):\n" + textwrap.indent("\n".join(body), "    "),
                f"jacobian = torch.autograd.functional.jacobian(function, {leaf.name}.detach())")
     layout = program.output_shape() + leaf.values.shape  # output dims first, then input dims
-    script.check(f"tuple(int(size) for size in jacobian.shape) == {layout}",
-                 f"jacobian has shape {{tuple(jacobian.shape)}}; torch's layout is output dims "
-                 f"then input dims: {layout}")
+    script.check_equal("tuple(int(size) for size in jacobian.shape)", layout,
+                       why="torch's layout: the output dims, then the input dims")
     _, magnitude = _analytic_jacobian(program, leaf.name)
     script.check_agrees("to_numpy(jacobian).reshape(rows.shape)", "rows",
                         dtype=program.dtype, oracle="unit-vector rows", magnitude=magnitude)
@@ -491,4 +491,5 @@ def test_seed_backward_without_gradient_is_backward_of_one(engine):
     for gradient, expected in (("1.0", 4.0), ("5.0", 20.0)):
         script.run("x.grad = None", f"(x ** 2).backward(torch.tensor({gradient}))")
         script.check(f"x.grad is not None and x.grad.item() == {expected}",
-                     f"backward(torch.tensor({gradient})) gave {{x.grad}}, not {expected}")
+                     f"backward(torch.tensor({gradient})) did not give {expected}",
+                     show=("x.grad",))

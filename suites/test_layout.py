@@ -64,8 +64,8 @@ def test_a_dense_strided_leaf_gets_a_grad_with_its_strides(engine, data):
     script.build(program, given=(leaf.name,))
     script.run("out.backward()")
     script.check(_same_strides(f"{leaf.name}.grad", leaf.name),
-                 f"{leaf.name}.grad has strides {{{leaf.name}.grad.stride()}}, but "
-                 f"{leaf.name}{views} has {{{leaf.name}.stride()}}")
+                 f"{leaf.name}.grad does not have the strides of {leaf.name}{views}",
+                 show=(f"{leaf.name}.grad.stride()", f"{leaf.name}.stride()"))
     assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
 
 
@@ -107,7 +107,7 @@ def test_an_overlapping_or_gapped_leaf_gets_a_contiguous_grad(engine, data, use)
     script = Script(engine)
     script.run(f"x = {line}{LEAF}", f"w = {tensor_literal(w, dtype)}")
     script.check("not x.is_contiguous()",
-                 f"setup: x = {line}{LEAF} is contiguous, strides {{x.stride()}}")
+                 f"setup: x = {line}{LEAF} is contiguous", show=("x.stride()",))
     script.run(use)
     script.check("x.grad.is_contiguous()",
                  "x.grad is not contiguous: strides {x.grad.stride()} for shape "
@@ -223,8 +223,8 @@ def test_an_assigned_zeroed_grad_keeps_its_strides(engine, data, steps):
         script.run("(x * w).sum().backward()" if step == "backward" else "x.grad.zero_()")
         passes = passes + 1 if step == "backward" else 0
         script.check(_same_strides("x.grad", "layout"),
-                     f"after {step}, x.grad has strides {{x.grad.stride()}}, it was assigned "
-                     "with {layout.stride()}")
+                     f"after {step}, x.grad does not have the strides it was assigned with",
+                     show=("x.grad.stride()", "layout.stride()"))
         script.check_close("x.grad", passes * w, dtype=dtype, oracle=f"{passes} x w")
 
 
@@ -245,8 +245,8 @@ def test_zero_grad_keeps_a_parameters_grad_layout(engine, data, zeroing):
                "(net.w * 2.0).sum().backward()", "layout = net.w.grad", zeroing,
                "(net.w * 3.0).sum().backward()")
     script.check(_same_strides("net.w.grad", "layout"),
-                 f"after {zeroing} and backward net.w.grad has strides {{net.w.grad.stride()}}, "
-                 "the first .grad had {layout.stride()}")
+                 f"after {zeroing} and backward net.w.grad does not have the first .grad's strides",
+                 show=("net.w.grad.stride()", "layout.stride()"))
     script.check_close("net.w.grad", np.full(shape, 3.0), dtype="float32",
                        oracle="one pass of 3 after zeroing")
 

@@ -24,8 +24,7 @@ def test_created_tensors_are_leaves(engine, data):
     for leaf in program.leaves:
         name = leaf.name
         script.check(f"{name}.is_leaf", f"{name} was created by the user but is_leaf is False")
-        script.check(f"{name}.grad_fn is None",
-                     f"{name} is a leaf but has grad_fn {{{name}.grad_fn!r}}")
+        script.check_equal(f"{name}.grad_fn", None, why=f"{name} is a leaf")
 
 
 @behaviour("LEAF-3")
@@ -52,12 +51,7 @@ def test_leaf_grads_are_kept_with_leaf_shape_and_dtype(engine, data):
     expected = analytic_grads(program)
     for leaf in program.grad_leaves():
         name, shape = leaf.name, leaf.values.shape
-        script.check(f"{name}.grad is not None",
-                     f"{name} requires grad and takes part, but .grad is None")
-        script.check(f"tuple({name}.grad.shape) == {shape!r}",
-                     f"{name}.grad has shape {{tuple({name}.grad.shape)}}, leaf has {shape}")
-        script.check(f"{name}.grad.dtype == {name}.dtype",
-                     f"{name}.grad has dtype {{{name}.grad.dtype}}, leaf has {{{name}.dtype}}")
+        script.check_grad_like(name, shape)
         script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
                            oracle="analytic", magnitude=expected.magnitude)
 
@@ -102,8 +96,7 @@ def test_non_leaf_grads_are_freed(engine, data):
     script.build(program)
     script.run("out.backward()")
     for node in program.nodes:
-        script.check(f"{node.name}.grad is None",
-                     f"non-leaf {node.name} = {node.op}(...) kept .grad {{{node.name}.grad}}")
+        script.check_equal(f"{node.name}.grad", None, why=f"non-leaf {node.name} = {node.op}(...)")
 
 
 def _program_and_recorded_node(engine, data, label):
@@ -140,8 +133,8 @@ def test_leaves_not_requiring_grad_keep_none(engine, data):
     script.run("out.backward()")
     for leaf in program.leaves:
         if not leaf.requires_grad:
-            script.check(f"{leaf.name}.grad is None",
-                         f"{leaf.name} does not require grad but got .grad {{{leaf.name}.grad}}")
+            script.check_equal(f"{leaf.name}.grad", None,
+                               why=f"{leaf.name} does not require grad")
 
 
 @behaviour("MISC-3")
@@ -153,8 +146,7 @@ def test_leaves_not_taking_part_keep_none(engine, data):
     script.run("bystander = torch.ones(2, requires_grad=True)", "out.backward()")
     unused = [leaf.name for leaf in program.leaves if leaf.name not in program.ancestors()]
     for name in ["bystander"] + unused:
-        script.check(f"{name}.grad is None",
-                     f"{name} takes no part in the output but got .grad {{{name}.grad}}")
+        script.check_equal(f"{name}.grad", None, why=f"{name} takes no part in the output")
 
 
 @behaviour("LEAF-8")
@@ -197,8 +189,8 @@ def test_conversion_to_the_own_dtype_returns_the_tensor_itself(engine, data):
                      f"{name} is no longer a leaf after {name}.to(torch.{dtype})")
         if leaf.requires_grad:
             script.check(f"not {copy}.is_leaf and {copy}.grad_fn is not None",
-                         f"{copy} of a leaf that requires grad is a leaf: is_leaf="
-                         f"{{{copy}.is_leaf}}, grad_fn={{{copy}.grad_fn!r}}")
+                         f"{copy} of a leaf that requires grad is a leaf",
+                         show=(f"{copy}.is_leaf", f"{copy}.grad_fn"))
         else:
             script.check(f"{copy}.is_leaf and not {copy}.requires_grad",
                          f"{copy} of a leaf that does not require grad requires grad")
@@ -316,5 +308,5 @@ def test_grads_are_plain_leaves(engine, data):
         grad = f"{name}.grad"
         script.check(f"{grad} is not None", f"{grad} is None after backward")
         script.check(f"{grad}.is_leaf and not {grad}.requires_grad and {grad}.grad_fn is None",
-                     f"{grad} is not a plain leaf: is_leaf={{{grad}.is_leaf}}, requires_grad="
-                     f"{{{grad}.requires_grad}}, grad_fn={{{grad}.grad_fn!r}}")
+                     f"{grad} is not a plain leaf",
+                     show=(f"{grad}.is_leaf", f"{grad}.requires_grad", f"{grad}.grad_fn"))

@@ -10,6 +10,7 @@ from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+pytestmark = needs("legacy")
 
 
 def _check_warns_about_volatile(script, line: str, what: str) -> None:
@@ -24,7 +25,6 @@ def _check_warns_about_volatile(script, line: str, what: str) -> None:
 
 
 @behaviour("RETAIN-10")
-@needs("legacy")
 @given(data=st.data(), flag=st.booleans())
 def test_retain_variables_is_a_type_error(engine, data, flag):
     """backward(retain_variables=...) (retain_graph's pre-0.4 name) raises TypeError and computes
@@ -39,7 +39,6 @@ def test_retain_variables_is_a_type_error(engine, data, flag):
 
 
 @behaviour("RETAIN-12")
-@needs("legacy")
 @given(requires_grad=st.booleans())
 def test_volatile_is_always_false_and_has_no_effect(engine, requires_grad):
     """Reading t.volatile gives False with a UserWarning; setting it warns and changes nothing:
@@ -61,7 +60,6 @@ def test_volatile_is_always_false_and_has_no_effect(engine, requires_grad):
 
 
 @behaviour("RETAIN-13")
-@needs("legacy")
 @given(requires_grad=st.booleans())
 def test_variable_returns_a_plain_tensor_leaf(engine, requires_grad):
     """autograd.Variable(t, requires_grad=flag) returns an ordinary tensor leaf with that flag,
@@ -71,8 +69,8 @@ def test_variable_returns_a_plain_tensor_leaf(engine, requires_grad):
     script.check("type(v) is type(torch.ones(2))",
                  "Variable(...) is a {type(v).__name__}, not a tensor")
     script.check(f"v.is_leaf and v.grad_fn is None and bool(v.requires_grad) == {requires_grad}",
-                 "v.is_leaf is {v.is_leaf}, v.grad_fn is {v.grad_fn}, v.requires_grad is "
-                 f"{{v.requires_grad}} (expected a leaf with requires_grad {requires_grad})")
+                 f"v is not a leaf with requires_grad {requires_grad}",
+                 show=("v.is_leaf", "v.grad_fn", "v.requires_grad"))
     if requires_grad:
         script.run("(v * 3).sum().backward()")
         script.check("v.grad is not None and np.allclose(to_numpy(v.grad), 3.0)",
@@ -80,7 +78,6 @@ def test_variable_returns_a_plain_tensor_leaf(engine, requires_grad):
 
 
 @behaviour("RETAIN-13")
-@needs("legacy")
 def test_variable_volatile_only_warns_and_conflicts_with_requires_grad(engine):
     """Variable(t, volatile=True) warns and gives a tensor that does not require grad;
     volatile=True together with requires_grad=True is a ValueError."""

@@ -9,10 +9,10 @@ from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+pytestmark = needs("messages")
 
 
 @behaviour("MSG-1")
-@needs("messages")
 @given(data=st.data())
 def test_second_backward_message(engine, data):
     program = data.draw(programs(engine, saves_tensors=True), label="program")
@@ -23,7 +23,6 @@ def test_second_backward_message(engine, data):
 
 
 @behaviour("MSG-2")
-@needs("messages")
 @given(data=st.data())
 def test_non_scalar_backward_message(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
@@ -33,7 +32,6 @@ def test_non_scalar_backward_message(engine, data):
 
 
 @behaviour("MSG-3")
-@needs("messages")
 @given(data=st.data())
 def test_nothing_requires_grad_message(engine, data):
     program = data.draw(programs(engine, requires_grad="none"), label="program")
@@ -44,7 +42,6 @@ def test_nothing_requires_grad_message(engine, data):
 
 
 @behaviour("MSG-4")
-@needs("messages")
 def test_integer_requires_grad_message(engine):
     script = Script(engine)
     script.raises("torch.tensor([1, 2], dtype=torch.int64, requires_grad=True)",
@@ -52,7 +49,6 @@ def test_integer_requires_grad_message(engine):
 
 
 @behaviour("MSG-8")
-@needs("messages")
 @given(data=st.data())
 def test_gradient_shape_message(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")

@@ -93,7 +93,7 @@ class AutogradSequence(RuleBasedStateMachine):
                        for name in ("a", "b", "c")}
         self.model = {"a": None, "b": None}
         # The sizes of the contributions added up in each model gradient since it was last
-        # reset: the scale of an accumulation's rounding errors (harness/oracles.py).
+        # reset: the scale of an accumulation's rounding errors (autograd_conformance/harness/oracles.py).
         self.sizes = {"a": 0.0, "b": 0.0}
         self.script.run(*(f"{name} = torch.tensor({self.values[name].tolist()!r}, "
                           f"dtype=torch.{self.dtype}{grad})"
@@ -149,8 +149,7 @@ class AutogradSequence(RuleBasedStateMachine):
             # docs promise nothing about a retained gradient after a failed backward
             root.h_retained, root.h_untracked = False, True
             return
-        self.script.check("raised is None",
-                          f"{root.name}.backward() raised unexpectedly: {{raised}}")
+        self.script.check_equal("raised", None, why=f"{root.name}.backward() must not raise")
         weight = 1.0 if scale is None else scale
         for name, grad in root.leaf_grads.items():
             current = self.model[name]
@@ -225,8 +224,8 @@ class AutogradSequence(RuleBasedStateMachine):
             return
         for name, expected in self.model.items():
             if expected is None:
-                self.script.check(f"{name}.grad is None",
-                                  f"{name}.grad should be None, but is {{{name}.grad}}")
+                self.script.check_equal(f"{name}.grad", None,
+                                        why="the sequence model holds no gradient for it")
             else:
                 self.script.check_close(f"{name}.grad", expected, dtype=self.dtype,
                                         oracle="sequence model", magnitude=self.sizes[name])
@@ -234,8 +233,8 @@ class AutogradSequence(RuleBasedStateMachine):
         for root in self.roots:
             if root.h_retained:
                 if root.h_model is None:
-                    self.script.check(f"{root.h}.grad is None",
-                                      f"{root.h}.grad before any backward: {{{root.h}.grad}}")
+                    self.script.check_equal(f"{root.h}.grad", None,
+                                            why="no backward has reached it yet")
                 else:
                     self.script.check_close(f"{root.h}.grad", root.h_model, dtype=self.dtype,
                                             oracle="sequence model (retained)",

@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from autograd_conformance.harness.plugin import empty_local_constants
+from autograd_conformance.runner.plugin import empty_local_constants
 
 LIMIT_S = 900
 

@@ -20,7 +20,7 @@ ENGINES = {"mygrad": ("mygrad", "mygrad"), "tinygrad": ("tinygrad", "tinygrad"),
            "paddle": ("paddle", "paddlepaddle")}
 # Engines without per-tensor requires_grad flags: backward() differentiates every float tensor.
 WITHOUT_FLAGS = {"tinygrad"}
-ADAPTERS = Path(__file__).resolve().parent.parent / "adapters"
+ADAPTERS = Path(__file__).resolve().parent.parent / "autograd_conformance" / "adapters"
 
 
 def _engine(short_name):
@@ -130,7 +130,7 @@ def test_harness_enters_the_engine_context_around_a_test():
 
     from torch._dynamo import compiled_autograd
 
-    from autograd_conformance.harness import plugin
+    from autograd_conformance.runner import plugin
     engine = load_engine("compiled-autograd")
     item = SimpleNamespace(callspec=SimpleNamespace(params={"engine": engine}))
     call = plugin.pytest_runtest_call(item)

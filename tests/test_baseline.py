@@ -3,10 +3,10 @@
 
 import pytest
 
-from autograd_conformance.harness.baseline import matches, parse_baseline
-from broken.run import run_pytest
+from autograd_conformance.runner.baseline import matches, parse_baseline
+from tests.support.run import run_pytest
 
-BROKEN = "broken.hostile.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
+BROKEN = "tests.broken.hostile.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
 LEAF_3_TEST = "suites/test_leaves.py::test_results_requiring_grad_are_non_leaves"
 SELECTION = ("suites/test_leaves.py", "--engine", BROKEN, "--behaviour", "LEAF-3", "--behaviour", "LEAF-8", "--no-report")
 

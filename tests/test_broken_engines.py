@@ -1,8 +1,8 @@
-"""The suite catches broken engines: every mutant in broken fails the conformance run, with
+"""The suite catches broken engines: every mutant in tests/broken fails the conformance run, with
 the tests of each behaviour it breaks among the failures; the base engines pass the same selections;
 and every catalog behaviour has at least one mutant (issue 7's kill rate, on the `ci` profile).
 
-Each run is a subprocess (`pytest suites --engine broken.<mutant> --behaviour ID ...`), cheap
+Each run is a subprocess (`pytest suites --engine tests.broken:<mutant> --behaviour ID ...`), cheap
 because only the tests of the broken behaviours are selected. Run in parallel with
 `pytest tests/test_broken_engines.py -n 2`.
 """
@@ -14,20 +14,18 @@ import importlib.util
 import pytest
 
 from autograd_conformance.harness.catalog import load_catalog
-from broken import MUTANTS, spec
-from broken.run import run_suites
+from tests.broken import mutants
+from tests.support.run import ROOT, run_suites
+from tests.support.warm import clean_environment, run_python
 
 BASE_ENGINES = ["torch", "reference"]
-
-
-def _base_of(mutant: str) -> str:
-    return mutant.split("_", 1)[0] if mutant.startswith(("torch_", "reference_")) else "torch"
+MUTANTS = mutants()
 
 
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_mutant_is_killed(mutant):
-    behaviours = MUTANTS[mutant]
-    run = run_suites(spec(mutant), behaviours, stop_first=len(behaviours) == 1)
+    behaviours = MUTANTS[mutant].behaviours
+    run = run_suites(MUTANTS[mutant].spec, behaviours, stop_first=len(behaviours) == 1)
     assert run.returncode == 1, (
         f"{mutant} (breaks {', '.join(behaviours)}) was not killed: exit {run.returncode}\n"
         f"{run.tail()}")
@@ -46,8 +44,8 @@ def test_base_engine_passes_the_mutant_selections(engine):
     if engine == "reference" and importlib.util.find_spec("autograd_conformance.reference") is None:
         pytest.skip("the reference engine is not importable")
     catalog = load_catalog().behaviours
-    behaviours = sorted({id_ for name, ids in MUTANTS.items() if _base_of(name) == engine
-                         for id_ in ids if id_ in catalog})
+    behaviours = sorted({id_ for mutant in MUTANTS.values() if mutant.base == engine
+                         for id_ in mutant.behaviours if id_ in catalog})
     if not behaviours:
         pytest.skip(f"no mutant is built on {engine}")
     run = run_suites(engine, behaviours, stop_first=False, extra=["--maxfail", "5"])
@@ -55,25 +53,37 @@ def test_base_engine_passes_the_mutant_selections(engine):
 
 
 def test_every_catalog_behaviour_has_a_mutant():
-    broken = {id_ for ids in MUTANTS.values() for id_ in ids}
+    broken = {id_ for mutant in MUTANTS.values() for id_ in mutant.behaviours}
     missing = [id_ for id_ in load_catalog().behaviours if id_ not in broken]
     assert not missing, f"catalog behaviours without a broken engine in broken: {missing}"
 
 
 def test_mutants_name_only_catalog_behaviours():
     catalog = load_catalog().behaviours
-    unknown = {name: [id_ for id_ in ids if id_ not in catalog] for name, ids in MUTANTS.items()}
+    unknown = {name: [id_ for id_ in mutant.behaviours if id_ not in catalog]
+               for name, mutant in MUTANTS.items()}
     assert not {name: ids for name, ids in unknown.items() if ids}
 
 
-def test_every_mutant_module_is_registered():
-    """Every module of broken/ but its machinery (run, reproducers, the _private helpers) is a
-    registered mutant, and every registered mutant has its module."""
-    from pathlib import Path
+def test_each_mutant_sits_in_the_chapter_of_its_first_behaviour():
+    """So that a reader finds a behaviour's mutants next to each other, in one module per chapter."""
+    catalog = load_catalog().behaviours
+    misplaced = {name: mutant.install.__module__ for name, mutant in MUTANTS.items()
+                 if mutant.install.__module__ != f"tests.broken.{catalog[mutant.behaviours[0]].area}"}
+    assert not misplaced, misplaced
 
-    import broken
-    modules = {path.stem for path in Path(broken.__file__).parent.glob("*.py")
-               if not path.stem.startswith("_") and path.stem not in ("run", "reproducers")}
-    assert modules == set(MUTANTS), (
-        f"unregistered: {sorted(modules - set(MUTANTS))}; "
-        f"missing modules: {sorted(set(MUTANTS) - modules)}")
+
+def test_a_mutant_loads_as_an_engine_with_its_bug_installed_only_then():
+    """`--engine tests.broken:<mutant>` is the mutant's adapter; reading the registry installs
+    nothing (the process still has torch's own backward)."""
+    probe = ("import torch\n"
+             "from tests.broken import mutants\n"
+             "backward = torch.Tensor.backward\n"
+             "mutants()\n"
+             "assert torch.Tensor.backward is backward, 'reading the registry patched torch'\n"
+             "from autograd_conformance.harness.engines import load_engine\n"
+             "engine = load_engine('tests.broken:torch_second_backward_allowed')\n"
+             "assert engine.name == 'torch_second_backward_allowed', engine.name\n"
+             "assert torch.Tensor.backward is not backward, 'loading the mutant installed nothing'\n")
+    run = run_python(["-c", probe], cwd=ROOT, env=clean_environment())
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from autograd_conformance.harness import catalog as catalog_module
-from autograd_conformance.harness.catalog import CATALOG_PATH, LEVELS, load_catalog
+from autograd_conformance.harness.catalog import LEVELS, load_catalog
+from autograd_conformance import suites
 
-SUITES = sorted((CATALOG_PATH.parent).glob("test_*.py"))
+SUITES = sorted(suites.SUITES_DIR.glob("test_*.py"))
 DOCS = Path(__file__).parents[1] / "docs"
 PYTORCH_TESTS = "https://github.com/pytorch/pytorch/blob/main/test/"
 
@@ -18,7 +18,7 @@ PYTORCH_TESTS = "https://github.com/pytorch/pytorch/blob/main/test/"
 def _suite_tests():
     """(test name, behaviour IDs) for every test function or test class in the suites."""
     for path in SUITES:
-        module = importlib.import_module(f"suites.{path.stem}")
+        module = importlib.import_module(f"autograd_conformance.suites.{path.stem}")
         for name, value in vars(module).items():
             if name.startswith(("test_", "Test")) and (inspect.isfunction(value)
                                                        or inspect.isclass(value)):
@@ -38,7 +38,7 @@ def test_every_test_names_known_behaviours():
 def test_every_behaviour_has_a_test():
     """By the markers the broken-engine runs select their suite modules with, too."""
     tested = {id_ for _, ids in _suite_tests() for id_ in ids}
-    assert tested == set(catalog_module.tests_by_behaviour())
+    assert tested == set(suites.tests_by_behaviour())
     untested = [id_ for id_ in load_catalog().behaviours if id_ not in tested]
     assert not untested, f"catalog behaviours without a test: {untested}"
 
@@ -58,10 +58,10 @@ def test_entry_is_complete(behaviour):
 
 
 def test_the_catalog_page_is_up_to_date():
-    """docs/catalog.md is what scripts/catalog_page.py makes of suites/catalog.toml today."""
-    from scripts.catalog_page import PAGE, render
+    """docs/catalog.md is what tools/catalog_page.py makes of suites/catalog.toml today."""
+    from tools.catalog_page import PAGE, render
     assert PAGE.read_text(encoding="utf-8") == render(), (
-        "docs/catalog.md is stale: run python scripts/catalog_page.py")
+        "docs/catalog.md is stale: run python -m tools.catalog_page")
 
 
 def test_the_contract_lists_every_error_the_suites_expect():
@@ -77,7 +77,7 @@ def test_the_contract_lists_every_error_the_suites_expect():
     text_checks = {"FN-20", "VIEW-7", "VIEW-14"}
     expecting = set()
     for path in SUITES:
-        module = importlib.import_module(f"suites.{path.stem}")
+        module = importlib.import_module(f"autograd_conformance.suites.{path.stem}")
         for name, value in vars(module).items():
             if name.startswith("test_") and inspect.isfunction(value) \
                     and ".raises(" in inspect.getsource(value):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from broken.run import run_pytest
+from tests.support.run import run_pytest
 
 
 def _error_lines(result):
@@ -12,9 +12,9 @@ def _error_lines(result):
 @pytest.mark.parametrize("spec, expected", [
     ("no_such_engine", "unknown engine 'no_such_engine'"),
     ("math", "engine 'math' lacks the core tensor API"),
-    ("broken.adapters.raises_on_import", "failed to import: ImportError: libfancygrad.so"),
-    ("adapters.torch_adapter:nope", "has no attribute 'nope'"),
-    ("broken.adapters.unknown_capability", "declares unknown capabilities ['hookz']"),
+    ("tests.broken.adapters.raises_on_import", "failed to import: ImportError: libfancygrad.so"),
+    ("autograd_conformance.adapters.torch_adapter:nope", "has no attribute 'nope'"),
+    ("tests.broken.adapters.unknown_capability", "declares unknown capabilities ['hookz']"),
 ])
 def test_bad_engine_spec_gives_one_line(spec, expected):
     result = run_pytest("--engine", spec)
@@ -30,7 +30,7 @@ def test_engine_without_requires_grad_flags_is_run_not_refused():
     """An engine whose factories refuse `requires_grad=` still gets a run: the tests that pass the
     keyword fail with the engine's error, the others pass (docs/adapter-contract.md)."""
     result = run_pytest("suites/test_requires_grad.py", "--behaviour", "REQ-1",
-                        "--engine", "broken.adapters.no_requires_grad")
+                        "--engine", "tests.broken.adapters.no_requires_grad")
     assert result.returncode == 1, (result.returncode, result.stdout[-3000:], result.stderr[-2000:])
     assert "unexpected keyword argument 'requires_grad'" in result.stdout
     summary = result.stdout.splitlines()[-1]
@@ -39,7 +39,7 @@ def test_engine_without_requires_grad_flags_is_run_not_refused():
 
 def test_environment_variable_selects_engines():
     result = run_pytest("--collect-only", "-q", "suites/test_leaves.py",
-                        env={"AUTOGRAD_ENGINE": "torch,broken.adapters.core_only"})
+                        env={"AUTOGRAD_ENGINE": "torch,tests.broken.adapters.core_only"})
     assert "test_created_tensors_are_leaves[core-only]" in result.stdout
     assert "test_created_tensors_are_leaves[reference]" not in result.stdout
     result = run_pytest(env={"AUTOGRAD_ENGINE": "torch, no_such_engine"})
@@ -47,7 +47,7 @@ def test_environment_variable_selects_engines():
 
 
 def test_missing_capability_skips_with_its_name():
-    result = run_pytest("suites/test_modules.py", "--engine", "broken.adapters.core_only", "-rs")
+    result = run_pytest("suites/test_modules.py", "--engine", "tests.broken.adapters.core_only", "-rs")
     assert result.returncode == 0, result.stdout[-3000:]
     assert "does not declare capability 'nn'" in result.stdout
     assert " passed" not in result.stdout.splitlines()[-1], "module tests ran without 'nn'"
@@ -55,6 +55,6 @@ def test_missing_capability_skips_with_its_name():
 
 def test_engine_is_part_of_the_test_id():
     result = run_pytest("suites/test_leaves.py", "--engine", "torch",
-                        "--engine", "broken.adapters.core_only", "--collect-only", "-q")
+                        "--engine", "tests.broken.adapters.core_only", "--collect-only", "-q")
     assert "test_created_tensors_are_leaves[torch]" in result.stdout
     assert "test_created_tensors_are_leaves[core-only]" in result.stdout

@@ -1,7 +1,7 @@
-"""scripts/mutation.py: the mutator generates many one-site mutants of the reference engine, each
+"""tools/mutation: the mutator generates many one-site mutants of the reference engine, each
 compiles, and an installed mutant changes gradients in its own process only.
 
-A full mutation run takes many minutes (`python scripts/mutation.py run`); the one run here is
+A full mutation run takes many minutes (`python -m tools.mutation run`); the one run here is
 limited to one family of tests, the other subprocesses import only NumPy and the reference engine.
 """
 
@@ -16,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from scripts import mutation
+from tools.mutation.mutants import MUTANT_VARIABLE, generate, node_at, replace_at
+from tools.mutation.results import load_equivalent, summarise
+from tools.mutation.runner import TANGENT_LINE, covering_tests
+from tools.mutation.targets import _rules, targets
 
 ROOT = Path(__file__).resolve().parents[1]
 MUL_SIGN_FLIP = "ops/arithmetic.py:MulBackward0.backward:sign_flip:1"
@@ -24,12 +27,12 @@ MUL_SIGN_FLIP = "ops/arithmetic.py:MulBackward0.backward:sign_flip:1"
 
 @pytest.fixture(scope="module")
 def mutants():
-    return mutation.generate()
+    return generate()
 
 
 @pytest.fixture(scope="module")
 def originals():
-    return {(target.file, target.qualname): target.node for target in mutation.targets()}
+    return {(target.file, target.qualname): target.node for target in targets()}
 
 
 def test_hundreds_of_mutants_from_many_operators(mutants):
@@ -61,7 +64,7 @@ def test_each_mutant_compiles_and_changes_exactly_one_site(mutants, originals):
         original = originals[(mutant.file, mutant.qualname)]
         assert mutant.source != ast.unparse(original), mutant.id
         restored = copy.deepcopy(mutant.tree)
-        mutation.replace_at(restored, mutant.path, mutation.node_at(original, mutant.path))
+        replace_at(restored, mutant.path, node_at(original, mutant.path))
         assert ast.dump(restored) == ast.dump(original), f"{mutant.id} changes more than one site"
 
 
@@ -73,7 +76,7 @@ def test_a_known_mutant_reads_as_its_change(mutants):
 
 
 PROGRAM = """
-import mutant_engine as ag
+import tools.mutation.engine as ag
 x = ag.tensor([2.0, 3.0], requires_grad=True)
 (x * 3.0).sum().backward()
 print("mul", None if x.grad is None else x.grad.tolist())
@@ -85,10 +88,13 @@ print("index", g.tolist())
 
 
 def _run_engine(tmp_path, mutant):
-    """PROGRAM against the engine module of `mutant` (None: the control), in a subprocess."""
+    """PROGRAM in a new process against the engine with `mutant` installed (None: the control),
+    as in the process of a mutant's test that starts the engine afresh."""
     tmp_path.mkdir(exist_ok=True)
-    mutation.write_engine(tmp_path, mutant)
-    environment = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    environment = {name: value for name, value in os.environ.items() if name != MUTANT_VARIABLE}
+    environment["PYTHONPATH"] = str(ROOT)
+    if mutant is not None:
+        environment[MUTANT_VARIABLE] = mutant.id
     completed = subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=environment,
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
@@ -110,7 +116,7 @@ def test_a_replaced_function_is_replaced_under_every_name(tmp_path, mutants):
                   and mutant.file == "autograd/gradients.py"
                   and mutant.operator == "delete_statement" and "run_backward" in mutant.before)
     assert _run_engine(tmp_path, mutant)[0] == "mul None"
-    assert mutation.node_at(mutant.tree, mutant.path).__class__ is ast.Pass
+    assert node_at(mutant.tree, mutant.path).__class__ is ast.Pass
 
 
 def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
@@ -127,10 +133,10 @@ def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
                 "quick": {"seconds": 0.5, "lines": {mutant.file: [first, 1]}},
                 "elsewhere": {"seconds": 0.1, "lines": {mutant.file: [first - 1, last + 1],
                                                         "graph.py": [first]}}}
-    assert mutation.covering_tests(mutant, coverage) == ["quick", "slow"]
-    assert mutation.covering_tests(mutant, {"elsewhere": coverage["elsewhere"]}) == []
+    assert covering_tests(mutant, coverage) == ["quick", "slow"]
+    assert covering_tests(mutant, {"elsewhere": coverage["elsewhere"]}) == []
     coverage["child process"] = {"seconds": 1.0, "lines": None}  # a fresh_process test
-    assert mutation.covering_tests(mutant, coverage) == ["quick", "child process", "slow"]
+    assert covering_tests(mutant, coverage) == ["quick", "child process", "slow"]
 
 
 def test_forward_mode_rules_hooks_and_anomaly_mode_are_mutated(mutants, originals):
@@ -147,25 +153,25 @@ def test_forward_mode_rules_hooks_and_anomaly_mode_are_mutated(mutants, original
     def without_rules(func):
         """The def with the bodies of the rules it passes to jvp blanked out."""
         func = copy.deepcopy(func)
-        for rule in mutation._rules(func):
+        for rule in _rules(func):
             rule.body = ast.Constant(None)
         return ast.dump(func)
 
     original = originals[("ops/arithmetic.py", "mul")]
-    assert len(mutation._rules(original)) == 2
+    assert len(_rules(original)) == 2
     for mutant in forward:
         assert without_rules(mutant.tree) == without_rules(original), mutant.id
     line = forward[0].lines[0]
     coverage = {"reverse": {"seconds": 0.1, "lines": {"ops/arithmetic.py": [line]}},
                 "tangents": {"seconds": 0.2, "lines": {"ops/arithmetic.py": [line],
-                                                       "dual.py": [mutation._TANGENT_LINE]}}}
-    assert mutation.covering_tests(forward[0], coverage) == ["tangents"]
+                                                       "dual.py": [TANGENT_LINE]}}}
+    assert covering_tests(forward[0], coverage) == ["tangents"]
 
 
 def test_the_equivalent_list_names_generated_mutants_with_reasons(mutants):
     """Each listed ID still names the change it was judged on (IDs count a function's mutants
     per operator, so editing the function or the operators can shift them)."""
-    listed = mutation.load_equivalent(with_diffs=True)
+    listed = load_equivalent(with_diffs=True)
     by_id = {mutant.id: mutant for mutant in mutants}
     assert set(listed) <= set(by_id), sorted(set(listed) - set(by_id))
     for mutant_id, (change, reason) in listed.items():
@@ -177,7 +183,7 @@ def test_the_score_leaves_equivalent_mutants_out():
     rows = [{"id": "a", "outcome": "killed"}, {"id": "b", "outcome": "timeout"},
             {"id": "c", "outcome": "survived"}, {"id": "d", "outcome": "survived"},
             {"id": "e", "outcome": "not run"}]
-    summary = mutation.summarise(rows, {"d": "same values", "a": "wrongly listed"})
+    summary = summarise(rows, {"d": "same values", "a": "wrongly listed"})
     assert summary["equivalent"] == 1 and summary["survived"] == 1 and summary["judged"] == 4
     assert summary["score"] == pytest.approx(2 / 3, abs=1e-4)
     assert rows[3]["reason"] == "same values" and rows[0]["outcome"] == "killed"
@@ -189,7 +195,7 @@ def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
     in the control, is uncovered."""
     tangent = "dual.py:tangent:negate_condition:1"
     completed = subprocess.run(
-        [sys.executable, "scripts/mutation.py", "run", MUL_SIGN_FLIP, tangent, "-j", "2",
+        [sys.executable, "-m", "tools.mutation", "run", MUL_SIGN_FLIP, tangent, "-j", "2",
          "-k", "test_mul_div", "--markdown", str(tmp_path / "results.md"),
          "--json", str(tmp_path / "results.json")],
         cwd=ROOT, capture_output=True, text=True, timeout=300)

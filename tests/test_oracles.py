@@ -1,4 +1,4 @@
-"""The oracles the suites trust (harness/oracles.py), checked against each other and against torch."""
+"""The oracles the suites trust (autograd_conformance/harness/oracles.py), checked against each other and against torch."""
 
 import numpy as np
 import pytest

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from broken.run import ROOT, clean_environment, run_pytest
+from tests.support.run import ROOT, clean_environment, run_pytest
 
 SELECTION = ("--engine", "torch", "--hypothesis-profile", "ci",
              "--behaviour", "LEAF-1", "--behaviour", "LEAF-2")

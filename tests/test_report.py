@@ -22,8 +22,8 @@ from autograd_conformance.reports.results import (Results, TestRecord, behaviour
                                                   expected_graph, module_durations, node_label,
                                                   results_json)
 from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
-from scripts.conformance_table import rows
-from broken.run import run_pytest
+from tools.conformance_table import rows
+from tests.support.run import run_pytest
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 
@@ -193,7 +193,7 @@ def small_run(tmp_path_factory):
     """torch and a broken engine on two behaviours, with every output the CI gate offers."""
     out = tmp_path_factory.mktemp("report")
     run = run_pytest("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "broken.hostile.script_errors", "--behaviour", "LEAF-3",
+                     "--engine", "tests.broken.hostile.script_errors", "--behaviour", "LEAF-3",
                      "--behaviour", "LEAF-1", f"--report={out / 'run.html'}",
                      f"--junitxml={out / 'junit.xml'}")
     return run, out

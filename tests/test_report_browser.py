@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from broken.run import ROOT, run_pytest
+from tests.support.run import ROOT, run_pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENSHOT = ROOT / "reports" / "conformance-browser.png"
@@ -142,7 +142,7 @@ def report(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("browser")
     path = out / "conformance.html"
     run = run_pytest("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "broken.hostile.script_errors", "--behaviour", "LEAF-3",
+                     "--engine", "tests.broken.hostile.script_errors", "--behaviour", "LEAF-3",
                      "--behaviour", "LEAF-8", "--behaviour", "LEAF-1", f"--report={path}")
     assert run.returncode == 1 and path.exists(), run.stdout + run.stderr
     return path

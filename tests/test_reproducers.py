@@ -4,8 +4,8 @@ that failed in the suite. Checked on the runs of broken engines from several cha
 
 import pytest
 
-from broken import MUTANTS
-from broken.reproducers import judge
+from tests.broken import mutants
+from tests.support.reproducers import judge
 
 CHECKED = [
     "torch_no_accumulation",          # ACC: values after several passes
@@ -28,5 +28,6 @@ def test_each_reproducer_passes_on_torch_and_fails_on_the_broken_engine(mutant):
         f"{v.on_engine or 'ran to its end'}{'' if v.failed_at_last_step else ' (not at the last step)'}"
         for v in bad)
     attributed = {verdict.behaviour for verdict in verdicts} - {None}
-    assert attributed <= set(MUTANTS[mutant]) | {None}, (
-        f"reproducers attributed to {attributed}, but {mutant} breaks {MUTANTS[mutant]}")
+    breaks = mutants()[mutant].behaviours
+    assert attributed <= set(breaks) | {None}, (
+        f"reproducers attributed to {attributed}, but {mutant} breaks {breaks}")

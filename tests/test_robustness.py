@@ -14,8 +14,8 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from autograd_conformance.harness.robustness import TimeLimitExceeded, soft_limit_available, time_limit
-from broken.run import ROOT, run_pytest
+from autograd_conformance.runner.robustness import TimeLimitExceeded, soft_limit_available, time_limit
+from tests.support.run import ROOT, run_pytest
 
 needs_sigalrm = pytest.mark.skipif(not soft_limit_available(), reason="no SIGALRM here")
 
@@ -51,8 +51,8 @@ def test_the_time_limit_is_not_an_exception_an_engine_could_swallow():
     assert not issubclass(TimeLimitExceeded, Exception)
 
 
-HOSTILE = ("broken.hostile.hanging_backward", "broken.hostile.exiting_backward",
-           "broken.hostile.script_errors")
+HOSTILE = ("tests.broken.hostile.hanging_backward", "tests.broken.hostile.exiting_backward",
+           "tests.broken.hostile.script_errors")
 QUICK_LEAF_BEHAVIOURS = ("LEAF-1", "LEAF-3", "LEAF-5", "LEAF-6", "LEAF-8", "REQ-9", "MISC-3")
 
 
@@ -111,7 +111,7 @@ def test_known_gaps_that_time_out_do_not_give_the_engine_up(tmp_path):
     baseline = tmp_path / "baseline.txt"
     baseline.write_text("LEAF-5  # backward never returns\nLEAF-6\nREQ-9\n")
     json_path = tmp_path / "results.json"
-    run = run_pytest("suites/test_leaves.py", "--engine", "broken.hostile.hanging_backward",
+    run = run_pytest("suites/test_leaves.py", "--engine", "tests.broken.hostile.hanging_backward",
                      *[arg for id_ in ("LEAF-5", "LEAF-6", "REQ-9") for arg in ("--behaviour", id_)],
                      f"--baseline={baseline}", "--test-timeout", "1", "--no-report",
                      f"--json-report={json_path}", timeout=120)
@@ -124,7 +124,7 @@ def test_known_gaps_that_time_out_do_not_give_the_engine_up(tmp_path):
 
 def test_an_engine_error_is_reported_with_the_engine_message(tmp_path):
     json_path = tmp_path / "results.json"
-    run = run_pytest("suites/test_leaves.py", "--engine", "broken.hostile.script_errors",
+    run = run_pytest("suites/test_leaves.py", "--engine", "tests.broken.hostile.script_errors",
                      "--behaviour", "LEAF-8", "--no-report", f"--json-report={json_path}")
     assert run.returncode == 1
     tests = json.loads(json_path.read_text())["tests"]
@@ -136,7 +136,7 @@ def test_an_engine_error_is_reported_with_the_engine_message(tmp_path):
 def test_an_interrupted_run_still_writes_a_report_that_says_it_is_partial(tmp_path):
     report = tmp_path / "run.html"
     run = run_pytest("suites/test_leaves.py", "--engine", "torch",
-                     "--engine", "broken.hostile.interrupting_backward",
+                     "--engine", "tests.broken.hostile.interrupting_backward",
                      "--behaviour", "LEAF-6", f"--report={report}")
     assert run.returncode == 2, run.stdout  # pytest's exit code for an interrupted run
     assert "PARTIAL RUN" in report.read_text()
@@ -152,7 +152,7 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
     report = tmp_path / "run.html"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile",
                "ci", "suites/test_leaves.py", "--engine", "torch", "--engine",
-               "broken.hostile.hanging_backward", "--test-timeout", "600", f"--report={report}"]
+               "tests.broken.hostile.hanging_backward", "--test-timeout", "600", f"--report={report}"]
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_XDIST_WORKER"}
     run = subprocess.Popen(command, cwd=ROOT, env={**env, "HANGING_BACKWARD_SIGNAL": str(stuck)},
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -1,4 +1,4 @@
-"""harness/script.py: a test's steps run on the engine and print as a self-checking torch script."""
+"""autograd_conformance/harness/script.py: a test's steps run on the engine and print as a self-checking torch script."""
 
 import numpy as np
 import pytest
@@ -108,3 +108,71 @@ def test_literals_read_back_to_the_same_floats():
     values = np.array([[0.1, -1e-300], [np.inf, np.nan]])
     back = np.array(eval(literal(values)))
     assert np.array_equal(back, values, equal_nan=True)
+
+
+def test_check_equal_compares_none_and_bools_by_identity_and_the_rest_by_equality(torch_engine):
+    script = Script(torch_engine)
+    script.run("x = torch.ones(2, requires_grad=True)", "y = x * 2", "one = 1")
+    script.check_equal("x.grad", None, why="no backward ran")
+    assert script.lines[-1] == ("assert x.grad is None, "
+                                "f'x.grad is {x.grad!r}, expected None (no backward ran)'")
+    script.check_equal("y.is_leaf", False)
+    script.check_equal("tuple(y.shape)", (2,))
+    assert script.lines[-1].startswith("assert tuple(y.shape) == (2,), ")
+    script.check_equal("1 + 1", 2)          # an operator's expression is grouped
+    assert script.lines[-1].startswith("assert (1 + 1) == 2, ")
+    equal_but_not_true = _failure(lambda: script.check_equal("one", True))
+    assert str(equal_but_not_true) == "one is 1, expected True"
+    script.run("y.sum().backward()")
+    none = _failure(lambda: script.check_equal("x.grad", None, why="x must keep no gradient"))
+    assert str(none) == ("x.grad is tensor([2., 2.]), expected None "
+                         "(x must keep no gradient)")
+    flag = _failure(lambda: script.check_equal("y.requires_grad", False, why="y is recorded"))
+    assert str(flag) == "y.requires_grad is True, expected False (y is recorded)"
+    shape = _failure(lambda: script.check_equal("tuple(y.shape)", (2, 1), why="y's shape"))
+    assert str(shape) == "tuple(y.shape) is (2,), expected (2, 1) (y's shape)"
+    assert reproducers(shape)[0][1].rstrip().endswith(
+        "assert tuple(y.shape) == (2, 1), f\"tuple(y.shape) is {tuple(y.shape)!r}, expected "
+        "(2, 1) (y's shape)\"")
+
+
+def test_show_prints_each_value_after_the_message(torch_engine):
+    script = Script(torch_engine)
+    script.run("calls = [1, 2]", "name = 'x0'")
+    script.check("len(calls) == 2", "the hook ran more than twice", show=("calls", "name"))
+    failure = _failure(lambda: script.check("len(calls) == 3", "the hook did not run 3 times",
+                                            show=("calls", "len(calls)", "name")))
+    assert str(failure) == ("the hook did not run 3 times; calls = [1, 2]; len(calls) = 2; "
+                            "name = 'x0'")
+    assert reproducers(failure)[0][1].rstrip().endswith(
+        "assert len(calls) == 3, f'the hook did not run 3 times; calls = {calls!r}; "
+        "len(calls) = {len(calls)!r}; name = {name!r}'")
+
+
+
+def test_check_grad_like_fails_on_each_of_its_conditions(torch_engine):
+    script = Script(torch_engine)
+    script.run("x = torch.ones(2, 3, requires_grad=True)")
+    none = _failure(lambda: script.check_grad_like("x", (2, 3)))
+    assert str(none) == "x requires grad and takes part, but .grad is None"
+    script.run("(x * 2).sum().backward()")
+    script.check_grad_like("x", (2, 3))
+    shape = _failure(lambda: script.check_grad_like("x", (3, 2)))
+    assert str(shape) == "tuple(x.grad.shape) is (2, 3), expected (3, 2) (x's shape)"
+    # torch refuses a .grad of another dtype: a stand-in for an engine's leaf that takes one
+    script.run("import types",
+               "w = types.SimpleNamespace(grad=torch.zeros(2), dtype=torch.float64)")
+    dtype = _failure(lambda: script.check_grad_like("w", (2,)))
+    assert str(dtype) == ("w.grad's dtype is not w's; w.grad.dtype = torch.float32; "
+                          "w.dtype = torch.float64")
+
+
+def test_braces_in_expected_values_why_and_shown_expressions_stay_literal(torch_engine):
+    """The message is an f-string in the script: a dict's braces, in the expected value, the
+    reason or a shown expression, must not be read as replacement fields."""
+    script = Script(torch_engine)
+    script.run("m = {'seen': 2}")
+    failure = _failure(lambda: script.check_equal("m", {"seen": 1}, why="a {dict}"))
+    assert str(failure).startswith("m is {'seen': 2}, expected {'seen': 1} (a {dict})")
+    failure = _failure(lambda: script.check("False", "no", show=("{k: 0 for k in m}",)))
+    assert str(failure).startswith("no; {k: 0 for k in m} = {'seen': 0}")

@@ -1,4 +1,4 @@
-"""The shared strategies keep their promises (harness/strategies.py): what a test asks of
+"""The shared strategies keep their promises (autograd_conformance/harness/strategies.py): what a test asks of
 `programs` and `op_applications` is what every drawn example has, so no test needs to check
 (or skip) a draw."""
 
@@ -115,7 +115,7 @@ strategies.reach = reach
 
 def test_a_derandomized_run_draws_the_same_examples_whatever_is_loaded(tmp_path):
     """Hypothesis draws some numbers from the constants of the local modules a process has
-    loaded; the conformance plugin empties that pool (harness/plugin.py), so the `ci` profile
+    loaded; the conformance plugin empties that pool (autograd_conformance/runner/plugin.py), so the `ci` profile
     draws the same programs with a module full of constants loaded as without it."""
     (tmp_path / "magic_numbers.py").write_text(MAGIC_NUMBERS)
     (tmp_path / "record_programs.py").write_text(RECORD_PROGRAMS)

@@ -1,4 +1,4 @@
-"""broken/_warm.py gives each run the fresh process that a broken engine needs: what one run does
+"""tests/support/warm.py gives each run the fresh process that a broken engine needs: what one run does
 to torch never reaches the next, and exit status, streams, environment and time-out behave as
 they do for `subprocess.run`."""
 
@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from broken._warm import clean_environment, run_python
-from broken.run import ROOT
+from tests.support.warm import clean_environment, run_python
+from tests.support.run import ROOT
 
 
 def _python(code: str, **kwargs) -> subprocess.CompletedProcess:

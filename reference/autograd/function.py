@@ -28,9 +28,10 @@ JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Function
 class FunctionBackward(Node):
     """The node of one `apply`, and the `ctx` of its forward and backward.
 
-    Its edges go to the tensor arguments only (a number has no gradient); `needs_input_grad` has
-    one flag per argument (FN-7). It has one output per tensor forward returned, so the walk hands
-    its backward one gradient per output, or None where none arrived (walk.py).
+    Its edges go to the tensor arguments only, in order (a number has no gradient, FN-21);
+    `needs_input_grad` has one flag per argument (FN-7). It has one output per tensor forward
+    returned, so the walk hands its backward one gradient per output, or None where none arrived
+    (walk.py).
     """
 
     _function = None  # the Function subclass, set on the class that `_node_class` makes
@@ -46,7 +47,8 @@ class FunctionBackward(Node):
 
     # ----- what forward (or setup_context) calls ------------------------------------------------
     def save_for_backward(self, *tensors):
-        """Keep tensors (or None) for backward, version-checked when read (FN-4, FN-5)."""
+        """Keep tensors (or None) for backward, version-checked when read (FN-4, FN-5); as any node's
+        saves, they go through the saved-tensor hooks open now (SAV-7)."""
         self.save(*tensors)
 
     def produced(self, value):
@@ -73,7 +75,9 @@ class FunctionBackward(Node):
     # ----- what the walk calls ------------------------------------------------------------------
     def backward(self, grad):
         """Call the Function's backward with one gradient per output, then check and shape what it
-        returns: one gradient (or None) per forward argument (FN-10 .. FN-13)."""
+        returns: one gradient (or None) per forward argument (FN-10 .. FN-13), with torch's messages
+        (FN-20). It runs in the walk's grad mode, so under create_graph a backward written with
+        differentiable ops is recorded and can be differentiated again (FN-17)."""
         as_tensors = any(isinstance(g, Tensor) for g in _listed(grad))  # under create_graph
         incoming = [self._incoming(g, i) for i, g in enumerate(_listed(grad, self.outputs))]
         returned = self._function.backward(self, *incoming)
@@ -106,7 +110,7 @@ class FunctionBackward(Node):
 
     def _checked(self, g, index, meta, as_tensors):
         """A returned gradient summed to its input's shape where it broadcasts to it and cast to its
-        dtype (FN-13); another shape raises (FN-12)."""
+        dtype (FN-13); another shape raises, in torch's words (FN-12, FN-20)."""
         shape = meta[0]
         try:
             fits = np.broadcast_shapes(shape, g.shape) == tuple(g.shape)
@@ -145,8 +149,9 @@ class Function:
     @classmethod
     def apply(cls, *args):
         """Run forward, then make its outputs the node's when an argument requires grad in grad
-        mode (FN-1, FN-14). An argument with a tangent (forward-mode AD) is refused: the
-        reference runs no custom jvp."""
+        mode (FN-1, FN-14). Each call makes a node of its own, so a Function applied several times
+        runs its backward once per application, with the sum of its outputs' uses (FN-19). An
+        argument with a tangent (forward-mode AD) is refused: the reference runs no custom jvp."""
         if any(isinstance(a, Tensor) and tangent(a) is not None for a in args):
             raise NotImplementedError(JVP_MESSAGE)
         ctx = _node_class(cls)(args)
@@ -170,7 +175,8 @@ def _run_forward(cls, ctx, args):
 
 @functools.lru_cache(maxsize=None)
 def _node_class(function):
-    """The node class of a Function subclass, named as torch names it: `<Name>Backward` (FN-1)."""
+    """The node class of a Function subclass, named as torch names it: `<Name>Backward` (FN-1,
+    FN-2)."""
     return type(f"{function.__name__}Backward", (FunctionBackward,), {"_function": function})
 
 

@@ -148,12 +148,21 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     if strict and vectorize:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                            "supported together. Please either set `strict=False` or `vectorize=False`.")
+    _reverse_mode_only(strategy)
     inputs_tuple, inputs = _as_tuple(inputs)
     inputs = _own(inputs, create_graph)
     outputs_tuple, outputs = _call(func, inputs, strict)
     rows = tuple(_unpack(_blocks(i, out, inputs, create_graph, strict, vectorize), inputs_tuple)
                  for i, out in enumerate(outputs))
     return _unpack(rows, outputs_tuple)
+
+
+def _reverse_mode_only(strategy):
+    """This engine builds every Jacobian from vector-Jacobian products; it does not pretend to
+    honour another strategy."""
+    if strategy != "reverse-mode":
+        raise NotImplementedError(f"the reference engine computes Jacobians in reverse mode only, "
+                                  f"not with strategy={strategy!r}")
 
 
 def _blocks(i, out, inputs, create_graph, strict, vectorize):
@@ -197,6 +206,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
     """[i][j] = d^2 func / d input_i d input_j, shaped input_i.shape + input_j.shape: the jacobian
     of the gradient, which is taken with create_graph so that the outer jacobian can differentiate
     it (FUNC-4)."""
+    _reverse_mode_only(outer_jacobian_strategy)
     inputs_tuple, _ = _as_tuple(inputs)
 
     def number(*xs):

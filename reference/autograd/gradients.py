@@ -19,7 +19,11 @@ def _as_tuple(x):
 
 
 def _root_grads(outputs, grad_outputs, as_tensors):
-    """One gradient per output: given ones checked and cast, implicit ones for single-element outputs."""
+    """One gradient per output: given ones checked and cast, implicit ones for single-element
+    outputs, so that backward() is backward(ones) and backward(c) scales by c (JAC-17). Arrays
+    unless `as_tensors` (create_graph): a given gradient that requires grad is then a constant, and
+    under create_graph J^T v is differentiable in it (JAC-16). The implicit ones never require
+    grad, so a gradient that depends on nothing requiring grad does not either (HO-5)."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     else:
@@ -64,7 +68,8 @@ def _check_complex_iff(i, g, out):
 def _root_edges(outputs):
     """Where each output's gradient starts: its grad_fn (at the output's number), or for a leaf its
     AccumulateGrad, which saves nothing, so backward on a leaf fills its own .grad and can be
-    repeated (REQ-13). An output that does not require grad raises (REQ-10, MSG-3)."""
+    repeated (REQ-13). An output that does not require grad raises, naming its index (REQ-10,
+    REQ-11, MSG-3)."""
     edges = []
     for i, out in enumerate(outputs):
         if not out._requires_grad:
@@ -81,7 +86,9 @@ def _for_output(grad, t):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
-    """Accumulate the gradients of `tensors` into the leaves' `.grad` (or only into `inputs`, MISC-4)."""
+    """Accumulate the gradients of `tensors` into the leaves' `.grad` (or only into `inputs`, MISC-4)
+    and return None (MISC-6). retain_graph defaults to create_graph (RETAIN-5); an explicit False
+    frees the graph under create_graph too (RETAIN-6)."""
     if grad_variables is not None:
         warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning, stacklevel=2)
         grad_tensors = grad_variables
@@ -118,7 +125,7 @@ def _accumulator_of(tensors):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of `outputs` w.r.t. `inputs` as a tuple; `.grad` fields are not touched (GRAD-1)."""
-    if not only_inputs:
+    if not only_inputs:  # deprecated and ignored: still the inputs' gradients only (GRAD-3)
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.",
                       FutureWarning, stacklevel=2)
@@ -137,26 +144,28 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t._requires_grad:  # REQ-12
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    # One root per output: the walk sums their vector-Jacobian products at each input (GRAD-9).
     grads = _root_grads(outputs, grad_outputs, create_graph)  # v^T J for grad_outputs v (JAC-2)
     roots = _root_edges(outputs)
     captured = {}
     # A non-leaf input's gradient is the one that arrives at its grad_fn (GRAD-4).
     targets = {input_node(t): _capture(captured, input_node(t)) for t in inputs}
-    # Saved tensors are freed as by backward, unless retain_graph (RETAIN-2).
+    # Saved tensors are freed as by backward, unless retain_graph (RETAIN-2), which defaults to
+    # create_graph (RETAIN-5, RETAIN-6).
     walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
     results = []
     for i, t in enumerate(inputs):
         g = captured.get(input_node(t))
         g = None if g is None else _for_output(g, t)
         if g is None:
-            if not allow_unused:  # GRAD-2
+            if not allow_unused:  # GRAD-2; the index counts the inputs from 0 (GRAD-10)
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
             results.append(make(np.zeros_like(t._array)) if materialize_grads else None)
         elif isinstance(g, Tensor):
             results.append(g)
         else:
-            results.append(make(np.array(g, dtype=t._array.dtype)))
+            results.append(make(np.array(g, dtype=t._array.dtype)))  # dL/dx + i dL/dy if complex (CPLX-8)
     return dict(zip(named, results)) if named is not None else tuple(results)
 
 

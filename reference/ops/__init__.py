@@ -4,7 +4,8 @@ An op computes its result with NumPy. When `graph.record` says the op is recorde
 and an input requires grad), it also creates its node (named like torch's, GFN-1), saves what the
 backward formula needs and nothing else (what is saved decides which graphs can be backpropagated
 twice, RETAIN-3), and returns a non-leaf. Otherwise it returns a plain leaf. A node's backward is
-the op's exact derivative, so float64 programs agree with central differences (VAL-1).
+the op's exact derivative, so float64 programs agree with central differences (VAL-1) and, as each
+op computes in torch's dtype (VAL-2), with torch running the same program (VAL-3).
 
 - `common.py`      operands, results, and the helpers formulas share
 - `arithmetic.py`  + - * / ** and negation

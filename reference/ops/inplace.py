@@ -32,12 +32,13 @@ INPLACE_INFERENCE_MESSAGE = (
 
 
 def _check_inplace(a, leaf_message, *operands):
-    """torch's refusals: a view whose elements share memory (VIEW-15, in no_grad too); inference
-    tensors (MODE-7); in grad mode, a view taken under no_grad that the op would record (VIEW-13),
-    and requiring leaves and their views (INP-1, VIEW-6, MSG-6), index assignment included
-    (INP-3). A leaf that does not require grad, and under no_grad one that does, may be modified
-    in place (INP-4, MODE-3). The reference has no forward-mode rule for in-place ops: it refuses
-    them on tensors with a tangent rather than leave a stale one."""
+    """torch's refusals, in its words: a view whose elements share memory (VIEW-15, in no_grad
+    too); inference tensors (MODE-7); in grad mode, a view taken under no_grad that the op would
+    record (VIEW-13, VIEW-14), and requiring leaves and their views (INP-1, VIEW-6, VIEW-7, MSG-6),
+    parameters (MOD-12) and index assignment (INP-3) included. A leaf that does not require grad,
+    and under no_grad one that does, may be modified in place (INP-4, MODE-3). The reference has no
+    forward-mode rule for in-place ops: it refuses them on tensors with a tangent rather than leave
+    a stale one."""
     if any(isinstance(x, Tensor) and tangent(x) is not None for x in (a, *operands)):
         raise NotImplementedError(FORWARD_AD_MESSAGE)
     view = a._view
@@ -63,10 +64,12 @@ def _snapshot(a):
 def _rebase(a, node):
     """After an in-place write: bump the version and make `node` a's grad_fn (INP-10, INP-11).
 
-    No node: the write was not recorded, only the version moves (a leaf stays a leaf, INP-4). A
-    view's write is recorded in its base (VIEW-8): the base becomes a CopySlices that takes the
-    view's new values, the output of `node`, at the view's positions, and the view, whose version
-    moved, reads them back from there on its next use (VIEW-9, views.py).
+    No node: the write was not recorded, only the version moves (a leaf stays a leaf, INP-4), so
+    a node that saved the base of a view written under no_grad still sees it (VIEW-17). A view's
+    write is recorded in its base (VIEW-8): the base, which requires grad from then on even if it
+    did not (VIEW-12), becomes a CopySlices that takes the view's new values, the output of `node`,
+    at the view's positions, and the view, whose version moved, reads them back from there on its
+    next use (VIEW-9, views.py).
     """
     a._bump_version()
     if node is None:
@@ -95,7 +98,7 @@ def _inplace(a, op, ufunc, other):
         got = dtypes.from_numpy(dtypes.result_type(a._array, value_of(other))).torch_name
         raise RuntimeError(f"result type {got} can't be cast to the desired output type "
                            f"{a.dtype.torch_name}") from None
-    a._bump_version()
+    a._bump_version()  # not recorded, still counted, through a view too (VIEW-17)
     return a
 
 
@@ -126,6 +129,8 @@ def fill_(a, value):
 
 
 class FillBackward(Node):
+    """The old value gets zeros, not None (INP-19)."""
+
     __slots__ = ()
 
     def backward(self, grad):
@@ -153,6 +158,8 @@ def copy_(a, src):
 
 
 class CopyBackwards(Node):
+    """The old value gets zeros, not None; src the gradient summed to its shape (INP-19)."""
+
     __slots__ = ("src_meta",)
 
     def name(self):
@@ -164,7 +171,8 @@ class CopyBackwards(Node):
 
 
 def index_put(a, key, value):
-    """a[key] = value, recorded as CopySlices when a gradient can flow through it (INP-14)."""
+    """a[key] = value, recorded as CopySlices when a gradient can flow through it (INP-14); else
+    not recorded at all, so a plain a stays a leaf that does not require grad (INP-15)."""
     if isinstance(key, Tensor):
         key = key._array
     elif isinstance(key, tuple):

@@ -86,6 +86,10 @@ def addmm(bias, m1, m2):
 
 
 class AddmmBackward0(Node):
+    """d(bias + mat1 @ mat2): bias gets the gradient summed to its shape, mat1 grad @ mat2^T,
+    mat2 mat1^T @ grad. For nn.Linear (mat1 = x, mat2 = W^T, TBackward0 turning its gradient back):
+    bias.grad is v summed over the batch, x.grad = v W, weight.grad = v^T x (MOD-14)."""
+
     __slots__ = ("bias_meta",)
     saved_names = ("mat1", "mat2")
 

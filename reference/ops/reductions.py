@@ -118,6 +118,9 @@ def mse_loss(a, b, reduction="mean"):
 
 
 class MseLossBackward0(Node):
+    """d mse_loss: 2 (a - b) / n to a, n the broadcast size (2 (a - b) for reduction='sum'), its
+    negative to b, each summed to its own shape (MOD-15)."""
+
     __slots__ = ("metas", "reduction")
     saved_names = ("self", "target")
 

@@ -168,6 +168,9 @@ def expand(a, sizes):
 
 
 class ExpandBackward0(Node):
+    """d(expand a): the gradient summed to a's shape, over the new leading dims and the dims
+    expanded from size 1 (LAYOUT-3)."""
+
     __slots__ = ("meta",)
 
     def backward(self, grad):

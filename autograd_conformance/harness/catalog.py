@@ -1,0 +1,49 @@
+"""The behaviour catalog (suites/catalog.toml, a resource of the package
+`autograd_conformance.suites`): what each behaviour ID means and how strict it is."""
+
+from __future__ import annotations
+
+import importlib.resources
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+
+CATALOG = importlib.resources.files("autograd_conformance.suites") / "catalog.toml"
+LEVELS = ("core", "extended", "strict")
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    id: str
+    area: str
+    level: str
+    rule: str
+    source: str
+
+    @property
+    def rank(self) -> int:
+        return LEVELS.index(self.level)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    areas: dict[str, str]             # area key -> title, in catalog order
+    behaviours: dict[str, Behaviour]  # id -> behaviour, in catalog order
+
+
+@cache
+def load_catalog(path=CATALOG) -> Catalog:
+    """The catalog at `path` (a file or package resource; the suites' own by default)."""
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    areas = dict(data["areas"])
+    behaviours = {}
+    for entry in data["behaviour"]:
+        behaviour = Behaviour(**entry)
+        if behaviour.id in behaviours:
+            raise ValueError(f"{path.name}: duplicate behaviour ID {behaviour.id}")
+        if behaviour.level not in LEVELS:
+            raise ValueError(f"{path.name}: {behaviour.id} has unknown level {behaviour.level!r}")
+        if behaviour.area not in areas:
+            raise ValueError(f"{path.name}: {behaviour.id} has unknown area {behaviour.area!r}")
+        behaviours[behaviour.id] = behaviour
+    return Catalog(areas, behaviours)

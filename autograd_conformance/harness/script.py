@@ -1,0 +1,286 @@
+"""A test's steps, written once: each step runs on the engine and is kept as a line of a torch
+script, so that the reproducer of a failing example is exactly what ran, with its checks.
+
+A `Script` executes Python source in a namespace where `torch` is the engine's torch-like
+namespace (the adapter). What it keeps prints as a complete program: under real torch it runs to
+its end, every check passing; with `torch = <adapter>` bound after the import, it fails at the
+check that failed in the suite. A check that fails carries its script as a note on the exception
+(`Reproducer (torch script) ...`), so that each distinct failure of a test keeps its own
+reproducer, attributed to the behaviour whose check failed; the report reads it from there.
+
+Whoever runs the tests may listen to the scripts (`listening`): the runner keeps a test's last
+script for the report and journals every step, in case the engine takes the process down. The
+library imports nothing of the runner.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import linecache
+import sys
+import textwrap
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .oracles import TOLERANCES, Tolerance
+from .program import Program
+
+IMPORTS = "import numpy as np\nimport torch\n"
+# What runs after the imports, in the printed script and in the engine's namespace alike.
+PRELUDE = '''\
+# To check another engine, bind torch to its adapter on the line above: torch = <adapter>
+to_numpy = getattr(torch, "to_numpy", lambda t: t.detach().numpy())
+
+
+def values(x):
+    """A tensor's values, or an array or number as it is, as float64 NumPy."""
+    plain = isinstance(x, (np.ndarray, np.generic, list, tuple, float, int))
+    return np.asarray(x if plain else to_numpy(x), dtype=np.float64)
+
+
+def assert_close(actual, expected, rtol, atol_scale, what, magnitude=0.0):
+    """Fail unless `actual` is within rtol (relative) and atol of `expected`, where
+    atol = atol_scale * max(1, the largest |expected|, the magnitude of the terms it adds up)."""
+    assert actual is not None, f"{what} is None, expected {expected}"
+    actual, expected = values(actual), values(expected)
+    assert actual.shape == expected.shape, (
+        f"{what} has shape {actual.shape}, expected {expected.shape}")
+    atol = atol_scale * max(1.0, np.abs(expected).max(initial=0.0), magnitude)
+    error = np.abs(actual - expected)
+    assert np.all(error <= atol + rtol * np.abs(expected)), (
+        f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
+        f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
+'''
+_PRELUDE_NAME = "<reproducer prelude>"
+_PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
+linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
+NOTE_PREFIX = "Reproducer (torch script)"
+
+_HELPERS = {__file__, str(Path(__file__).with_name("checks.py"))}
+
+
+class ScriptListener(Protocol):
+    """What a listener hears: a script starting, and each step it records (before it runs)."""
+
+    def script_started(self, script: Script) -> None: ...
+
+    def step_recorded(self, script: Script) -> None: ...
+
+
+_listeners: list[ScriptListener] = []
+
+
+@contextlib.contextmanager
+def listening(listener: ScriptListener):
+    """While the block runs, `listener` hears every script of this process."""
+    _listeners.append(listener)
+    try:
+        yield listener
+    finally:
+        _listeners.remove(listener)
+
+
+def literal(values) -> str:
+    """`values` (array-like) as a Python literal that reads back to the same floats."""
+    text = repr(np.asarray(values, dtype=np.float64).tolist())
+    return text.replace("nan", 'float("nan")').replace("inf", 'float("inf")')
+
+
+def tensor_literal(values, dtype: str, requires_grad: bool = False) -> str:
+    """The source of a tensor holding `values` (an array) in `dtype`."""
+    flag = ", requires_grad=True" if requires_grad else ""
+    return f"torch.tensor({literal(values)}, dtype=torch.{dtype}{flag})"
+
+
+class Script:
+    """The steps of one test example on `engine`, run as they are recorded."""
+
+    def __init__(self, engine, behaviour: str | None = None):
+        self.engine = engine
+        self.behaviour = behaviour      # named in the note of a failure, if the test checks several
+        self.program: Program | None = None
+        self.lines: list[str] = []
+        self.names: dict = {"torch": engine.ns, "np": np}
+        exec(_PRELUDE_CODE, self.names)
+        for listener in _listeners:
+            listener.script_started(self)
+
+    # -- steps -----------------------------------------------------------------------------------
+    def build(self, program: Program, *, given=(), wrap=None) -> dict:
+        """Build `program`'s graph (its leaves, except those in `given`, which the script already
+        defines); `wrap(name, line)` may replace a node's line with lines that change it (detach
+        it, hook it, run it under no_grad). Returns every variable's tensor by name."""
+        if wrap is None:
+            self.program = program      # the report draws it; a wrapped program would mislead
+        self.run(*program.script_lines(given=given, wrap=wrap))
+        return {name: self.names[name] for name in program.variables()}
+
+    def run(self, *lines: str) -> None:
+        """Run `lines` (Python source, several statements or a block) on the engine."""
+        __tracebackhide__ = True
+        self._execute("\n".join(lines))
+
+    def value(self, expression: str):
+        """What `expression` evaluates to on the engine (nothing is recorded: for reading a value
+        that a later step's text needs, never for a check)."""
+        return eval(expression, self.names)
+
+    # -- checks ----------------------------------------------------------------------------------
+    def check(self, condition: str, message: str, *, show=(), behaviour: str | None = None) -> None:
+        """Assert `condition` (Python source). `message` is an f-string's text in the script, so it
+        may show values of the script's variables in braces; `show` names script expressions
+        whose values a failure prints after it (what a suite's own f-string would have to escape
+        as `{{...}}`)."""
+        __tracebackhide__ = True
+        shown = "".join(f"; {_text(expression)} = {{{_grouped(expression)}!r}}"
+                        for expression in show)
+        self._execute(f"assert {condition}, f{(message + shown)!r}", behaviour)
+
+    def check_equal(self, expression: str, expected, *, why: str = "",
+                    behaviour: str | None = None) -> None:
+        """Assert that the script's `expression` is `expected`, a Python value written with repr
+        (None and booleans compared with `is`, the rest with ==); a failure says what it was
+        instead, and `why` it should have been that."""
+        __tracebackhide__ = True
+        operator = "is" if expected is None or isinstance(expected, bool) else "=="
+        reason = f" ({_text(why)})" if why else ""
+        value = _grouped(expression)
+        self.check(f"{value} {operator} {expected!r}",
+                   f"{_text(expression)} is {{{value}!r}}, expected {_text(repr(expected))}{reason}",
+                   behaviour=behaviour)
+
+    def check_grad_like(self, name: str, shape: tuple, *, behaviour: str | None = None) -> None:
+        """Assert that the leaf `name` has a .grad of its own shape and dtype (LEAF-5, BC-2, BC-3)."""
+        __tracebackhide__ = True
+        self.check(f"{name}.grad is not None", f"{name} requires grad and takes part, but .grad is None",
+                   behaviour=behaviour)
+        self.check_equal(f"tuple({name}.grad.shape)", tuple(shape), why=f"{name}'s shape",
+                         behaviour=behaviour)
+        self.check(f"{name}.grad.dtype == {name}.dtype", f"{name}.grad's dtype is not {name}'s",
+                   show=(f"{name}.grad.dtype", f"{name}.dtype"), behaviour=behaviour)
+
+    def check_close(self, expression: str, expected, *, dtype: str, oracle: str,
+                    magnitude: float = 0.0, tolerance: Tolerance | None = None,
+                    behaviour: str | None = None) -> None:
+        """Assert that the tensor `expression` matches `expected` (the `oracle`'s values) within
+        `dtype`'s tolerance (autograd_conformance/harness/oracles.py), or the oracle's own `tolerance` where it is
+        coarser; the absolute part scales with `magnitude` where the expected values add up
+        larger terms (an analytic oracle's `Gradients.magnitude`). None fails as None."""
+        __tracebackhide__ = True
+        self.check_agrees(expression, literal(expected), dtype=dtype, oracle=oracle,
+                          magnitude=magnitude, tolerance=tolerance, behaviour=behaviour)
+
+    def check_agrees(self, actual: str, expected: str, *, dtype: str, oracle: str,
+                     magnitude: float = 0.0, tolerance: Tolerance | None = None,
+                     behaviour: str | None = None) -> None:
+        """Assert that `actual` matches `expected`, both script expressions (tensors, arrays or
+        literals: the engine against an algebraic oracle, or against itself), within `dtype`'s
+        tolerance or the oracle's own, scaled as check_close's."""
+        __tracebackhide__ = True
+        tolerance = tolerance or TOLERANCES[dtype]
+        what = f"{actual} ({oracle} oracle)"
+        scale = f", magnitude={float(magnitude)!r}" if magnitude > 1 else ""
+        self._execute(f"assert_close({actual}, {expected}, rtol={tolerance.rtol!r}, "
+                      f"atol_scale={tolerance.atol_scale!r}, what={what!r}{scale})", behaviour)
+
+    def raises(self, code: str, message: str | None = None, *, error: str = "RuntimeError",
+               behaviour: str | None = None) -> None:
+        """Run `code` and assert that it raises `error` (with `message` in its text, if given)."""
+        __tracebackhide__ = True
+        check = (f"    assert {message!r} in str(error), f\"the error says: {{error}}\"\n"
+                 if message else "    pass\n")
+        self._execute(f"try:\n{textwrap.indent(code, '    ')}\nexcept {error} as error:\n{check}"
+                      f"else:\n    raise AssertionError({(code + ' did not raise ' + error)!r})",
+                      behaviour)
+
+    def warns(self, code: str, match: str, *, category: str = "UserWarning",
+              behaviour: str | None = None) -> None:
+        """Run `code` recording every warning, and assert that one is a `category` with `match`
+        in its text (what `pytest.warns(category, match=...)` checks)."""
+        __tracebackhide__ = True
+        failure = f"{code} gave no {category} saying {match!r}; it warned: "
+        self._execute(f"import warnings\n"
+                      f"with warnings.catch_warnings(record=True) as caught:\n"
+                      f"    warnings.simplefilter('always')\n{textwrap.indent(code, '    ')}\n"
+                      f"assert any(issubclass(w.category, {category}) and {match!r} in "
+                      f"str(w.message) for w in caught), "
+                      f"{failure!r} + repr([str(w.message) for w in caught])", behaviour)
+
+    # -- the printed script ----------------------------------------------------------------------
+    def text(self) -> str:
+        return IMPORTS + PRELUDE + "\n\n" + "\n".join(self.lines) + "\n"
+
+    def _execute(self, source: str, behaviour: str | None = None) -> None:
+        __tracebackhide__ = True
+        self.lines.append(source)
+        for listener in _listeners:
+            listener.step_recorded(self)
+        name = _step_name()
+        # Tracebacks show the step's lines; hypothesis tells failures apart by where they were
+        # raised, so a step is named by the suite line that runs it, not by its place in the
+        # script, which moves with the size of each example's program.
+        linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        try:
+            exec(_compiled(source, name), self.names)
+        except Exception as failure:
+            self._attach(failure, behaviour or self.behaviour)
+            raise
+
+    def _attach(self, failure: BaseException, behaviour: str | None) -> None:
+        """Note this script on `failure`, once: it ends with the step that failed."""
+        notes = getattr(failure, "__notes__", [])
+        if not any(note.startswith(NOTE_PREFIX) for note in notes):
+            heading = f"{NOTE_PREFIX} of {behaviour}" if behaviour else NOTE_PREFIX
+            failure.add_note(f"{heading}:\n{self.text()}")
+
+
+def _text(text: str) -> str:
+    """`text` as literal text of a script's f-string message: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _grouped(expression: str) -> str:
+    """`expression` as an operand: in parentheses unless it is a name, attribute, item or call."""
+    simple = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.Constant)
+    return expression if isinstance(ast.parse(expression, mode="eval").body, simple) \
+        else f"({expression})"
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(source: str, name: str):
+    """The code of a step: steps that repeat across examples (an op, a backward, a check) are
+    compiled once."""
+    return compile(source, name, "exec")
+
+
+def _step_name() -> str:
+    """`<step at test_x.py:42>`: the first caller outside the harness's check helpers."""
+    frame = sys._getframe(2)
+    while frame.f_back is not None and frame.f_code.co_filename in _HELPERS:
+        frame = frame.f_back
+    return f"<step at {_file_name(frame.f_code.co_filename)}:{frame.f_lineno}>"
+
+
+@functools.cache
+def _file_name(path: str) -> str:
+    return Path(path).name
+
+
+def reproducers(failure: BaseException | None) -> list[tuple[str | None, str]]:
+    """(behaviour or None, script) of each failure in `failure` (an exception group holds one per
+    distinct failure that hypothesis found), in order."""
+    if failure is None:
+        return []
+    if isinstance(failure, BaseExceptionGroup):
+        return [found for member in failure.exceptions for found in reproducers(member)]
+    for note in getattr(failure, "__notes__", []):
+        if note.startswith(NOTE_PREFIX):
+            heading, _, script = note.partition(":\n")
+            behaviour = heading.removeprefix(NOTE_PREFIX).removeprefix(" of ").strip() or None
+            return [(behaviour, script)]
+    return []

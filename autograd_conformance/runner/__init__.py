@@ -1,0 +1,43 @@
+"""The pytest side of a conformance run: engines as test parameters, levels and behaviour
+selection (`plugin`), the baseline of known gaps (`baseline`), the time limit (`robustness`),
+bounded runs whatever the engine does (`watchdog`), and what a report says (`outcomes`).
+
+The entry point (autograd_conformance/pytest_plugin.py) starts it only in a conformance run
+(`start`); the library (autograd_conformance/harness) never imports it.
+"""
+
+from __future__ import annotations
+
+import hypothesis
+
+PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.baseline",
+           "autograd_conformance.runner.robustness", "autograd_conformance.runner.watchdog",
+           "autograd_conformance.reports.plugin")
+# The hypothesis releases this runner is tested with: it reaches into two of hypothesis' internals
+# (plugin.empty_local_constants, baseline.first_failure_only), which a later release may change.
+TESTED_HYPOTHESIS = (6, 170)
+
+
+class UnsupportedHypothesis(Exception):
+    """The installed hypothesis is outside the tested range."""
+
+
+def check_hypothesis_version(version: str | None = None) -> None:
+    """Raise UnsupportedHypothesis, in one line that says what to install, unless `version`
+    (the installed hypothesis by default) is in the tested range."""
+    version = version or hypothesis.__version__
+    major_minor = tuple(int(part) for part in version.split(".")[:2])
+    if major_minor != TESTED_HYPOTHESIS:
+        tested = ".".join(map(str, TESTED_HYPOTHESIS))
+        raise UnsupportedHypothesis(
+            f"autograd-conformance is tested with hypothesis {tested}.x, and hypothesis {version} "
+            f"is installed; install the tested one: python -m pip install 'hypothesis=={tested}.*'")
+
+
+def start(config) -> None:
+    """Register the runner's plugins, before xdist reads its options (called from the entry point's
+    pytest_cmdline_main)."""
+    for name in PLUGINS:
+        config.pluginmanager.import_plugin(name)
+    from .watchdog import set_xdist_defaults
+    set_xdist_defaults(config)

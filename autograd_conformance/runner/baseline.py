@@ -1,0 +1,192 @@
+"""The baseline of known gaps: `--baseline FILE` excuses listed failures, `--write-baseline FILE`
+writes the current ones, `--baseline-mode` says whether excused tests run (strict expected
+failures) or are skipped (a fast gate).
+
+File format (docs/ci-workflow.md has the full rules): one entry per line; `#` at the start of a
+line or after whitespace starts a comment; blank lines are ignored. An entry is exactly one of
+- a test id as pytest prints it in a checkout (its path relative to the directory that holds
+  `suites/`, whatever the run's rootdir): `suites/test_leaves.py::test_x[mygrad]` matches that
+  test only;
+- a test id without its parameters: `suites/test_leaves.py::test_x` matches it on every engine;
+- a catalog behaviour ID: `LEAF-6` matches every test marked with that behaviour, on every engine.
+Matching is exact (no globs, no prefixes). An entry that matches no collected test is a warning.
+
+This module decides which tests the baseline excuses; it does not judge outcomes (pytest's strict
+xfail does: a listed test that passes fails the run). An excused test that runs (`xfail` mode)
+stops at its first failing example: hypothesis does not shrink it, since its smallest
+counterexample was recorded when the gap was baselined (or is one `--no-baseline` run away), and
+shrinking every known gap again on every run would make a gate with many gaps several times slower
+than one without.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import re
+import warnings
+from dataclasses import dataclass
+
+import hypothesis
+import pytest
+from hypothesis import Phase, settings
+
+from ..harness.catalog import load_catalog
+from .outcomes import first_error_line, outcome, reason
+from .plugin import behaviour_ids, suite_nodeid
+
+BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
+_COMMENT = re.compile(r"(^|\s)#")
+
+
+class BaselineWarning(UserWarning):
+    """An entry of the baseline file matches no collected test."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    text: str       # the entry as written
+    why: str        # its comment, "" if none
+    line: int       # 1-based line number in the file
+
+
+def parse_baseline(text: str) -> list[Entry]:
+    """The entries of a baseline file, in order."""
+    entries = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        match = _COMMENT.search(raw)
+        entry = (raw[:match.start()] if match else raw).strip()
+        why = raw[match.end():].strip() if match else ""
+        if entry:
+            entries.append(Entry(entry, why, number))
+    return entries
+
+
+def matches(entry: str, nodeid: str, behaviours: list[str]) -> bool:
+    """Whether a baseline entry names the test `nodeid` that checks `behaviours`."""
+    return entry == nodeid or entry == nodeid.split("[", 1)[0] or entry in behaviours
+
+
+def pytest_configure(config):
+    path = config.getoption("baseline")
+    if path:
+        try:
+            config.stash[_ENTRIES] = parse_baseline(
+                (config.invocation_params.dir / path).read_text(encoding="utf-8"))
+        except OSError as error:
+            raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
+    if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(BaselineWriter(config), "autograd-baseline-writer")
+
+
+_ENTRIES = pytest.StashKey[list]()
+_EXPECTED_TO_FAIL = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark the listed tests before the level and --behaviour selection, so that an entry counts
+    as matching when its test exists at all."""
+    entries = config.stash.get(_ENTRIES, None)
+    if not entries:
+        return
+    path = config.getoption("baseline")
+    used = set()
+    for item in items:
+        behaviours = behaviour_ids(item)
+        entry = next((e for e in entries if matches(e.text, suite_nodeid(config, item), behaviours)), None)
+        if entry is None:
+            continue
+        used.add(entry)
+        reason = f"{BASELINE_REASON} {path}:{entry.line}: {entry.text}"
+        if entry.why:
+            reason += f" ({entry.why})"
+        if config.getoption("baseline_mode") == "skip":
+            item.add_marker(pytest.mark.skip(reason=reason))
+        else:
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            item.stash[_EXPECTED_TO_FAIL] = True
+    catalog = load_catalog().behaviours
+    for entry in entries:
+        if entry not in used:
+            kind = "behaviour ID" if entry.text in catalog else "test id"
+            warnings.warn(BaselineWarning(
+                f"{path}:{entry.line}: baseline entry {entry.text!r} ({kind}) matches no "
+                f"collected test; remove it or fix its spelling"))
+
+
+def excused(item) -> bool:
+    """Whether the baseline lists `item` as a known gap that runs (and is expected to fail)."""
+    return item.stash.get(_EXPECTED_TO_FAIL, False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Run a known gap without hypothesis' shrink phase (see the module's docstring)."""
+    if not excused(item):
+        return (yield)
+    with first_failure_only(item.obj):
+        return (yield)
+
+
+@contextlib.contextmanager
+def first_failure_only(test):
+    """While `test` runs, hypothesis stops at the first failing example. Two places hold the
+    settings a test runs with: the attribute that @given reads on each call (hypothesis' own name;
+    fixed when the module was imported), and the default profile, which tests that build their
+    settings when they run (a state machine's) read."""
+    previous_profile = settings.get_current_profile_name()
+    settings.register_profile(f"{previous_profile}-first-failure",
+                              _without_shrinking(settings.default))
+    settings.load_profile(f"{previous_profile}-first-failure")
+    own = getattr(test, "_hypothesis_internal_use_settings", None)
+    if own is None and getattr(test, "is_hypothesis_test", False):
+        raise RuntimeError(f"hypothesis {hypothesis.__version__} keeps a test's settings "
+                           f"elsewhere: a known gap would be shrunk on every run; use the tested "
+                           f"hypothesis (see README)")
+    if own is not None:
+        test._hypothesis_internal_use_settings = _without_shrinking(own)
+    try:
+        yield
+    finally:
+        settings.load_profile(previous_profile)
+        if own is not None:
+            test._hypothesis_internal_use_settings = own
+
+
+def _without_shrinking(parent: settings) -> settings:
+    return settings(parent, phases=[phase for phase in parent.phases
+                                    if phase not in (Phase.shrink, Phase.explain)])
+
+
+def is_baselined(report) -> bool:
+    """Whether the baseline excused this report (an expected failure, or a skip in skip mode)."""
+    return outcome(report) in ("xfailed", "skipped") and \
+        reason(report).startswith(BASELINE_REASON + " ")
+
+
+class BaselineWriter:
+    """Collects the failing tests of the run (on the xdist controller, if any) and writes them."""
+
+    def __init__(self, config):
+        self.config = config
+        self.failures: dict[str, str] = {}  # nodeid -> why, in report order
+
+    def pytest_runtest_logreport(self, report):
+        nodeid = suite_nodeid(self.config, report)
+        if nodeid in self.failures:
+            return
+        if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed"):
+            self.failures[nodeid] = first_error_line(report)
+        elif is_baselined(report):
+            self.failures[nodeid] = "not run (--baseline-mode skip); kept from the old " \
+                                    + reason(report)
+
+    def pytest_sessionfinish(self, session):
+        config = self.config
+        lines = [f"# autograd-conformance baseline, written by --write-baseline on "
+                 f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
+                 "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
+        lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
+        path = config.invocation_params.dir / config.getoption("write_baseline")
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,0 +1,261 @@
+"""Make every conformance run end, in bounded time, with a report, whatever the engine does.
+
+- **Crashes are contained by default.** A conformance run without `-n` runs its tests in one xdist
+  worker (as if `-n 1` were given), so an engine that ends the interpreter (`os._exit`, a
+  segfault) takes down only that worker: xdist reports the test as crashed and starts a new worker.
+  `-n 0` runs in the pytest process itself (for `--pdb`), where a crash ends the run.
+- **A crash keeps its reproducer.** Each worker writes the test it is running and the reproducer
+  its test last recorded to a small journal file; when the worker dies, the controller attaches
+  that reproducer to xdist's crash report.
+- **Unresponsive engines are given up.** After `--unresponsive-after N` (default 3) of one engine's
+  tests have hit the time limit or crashed, that engine's remaining tests are skipped with a reason
+  that starts with `not run:`; other engines go on. A known gap of the baseline that times out does
+  not count: its failure is expected (a slow gap runs past the limit), and a gated run must still
+  reach the tests after it. The summary line, the JSON results and the HTML
+  report mark the engine as unresponsive, and the run exits 1. A run against an engine that hangs
+  in every backward so ends after about N x `--test-timeout`, plus what a clean run takes.
+- **SIGTERM** is turned into an interruption (like Ctrl-C), so that the report of the tests that
+  ran is still written, marked partial.
+
+The processes of a run share a temporary directory: a worker appends a line there when one of its
+tests times out, the controller when a worker dies, and every worker reads the count before each
+test of an engine. xdist itself does the process management; nothing here starts or kills a
+process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from ..harness.engines import specs_from
+from ..harness.script import Script, listening
+from .baseline import excused
+from .plugin import item_engine, selected_engines
+from .robustness import TimeLimitExceeded
+
+NOT_RUN = "not run:"        # the start of the skip reason of a given-up engine's tests
+_STATE_DIR = "autograd_conformance_state"   # workerinput key: the shared directory
+_WATCHDOG = "autograd-conformance-watchdog"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that pytest ends the session and the report is written."""
+
+
+def set_xdist_defaults(config) -> None:
+    """Before xdist reads its options (runner.start calls this from pytest_cmdline_main): one
+    worker by default, and enough worker restarts for every engine to use up its faults."""
+    if not hasattr(config.option, "numprocesses") or hasattr(config, "workerinput"):
+        return
+    if config.option.numprocesses is None and not config.option.tx \
+            and not config.getoption("usepdb") and not config.getoption("collectonly"):
+        config.option.numprocesses = 1
+    limit = config.getoption("unresponsive_after")
+    workers = config.option.numprocesses
+    if config.option.maxworkerrestart is None and limit > 0 and isinstance(workers, int):
+        engines = len(specs_from(config.getoption("engine"), os.environ.get("AUTOGRAD_ENGINE")))
+        config.option.maxworkerrestart = str(engines * (limit + workers) + 4 * workers)
+
+
+def pytest_configure(config):
+    worker_input = getattr(config, "workerinput", None)
+    if worker_input is None:
+        watchdog = Watchdog(config, Path(tempfile.mkdtemp(prefix="autograd-conformance-")))
+        config.pluginmanager.register(watchdog, _WATCHDOG)
+    elif _STATE_DIR in worker_input:
+        config.stash[_SHARED] = SharedState(Path(worker_input[_STATE_DIR]),
+                                            worker_input.get("workerid", "main"))
+
+
+_SHARED = pytest.StashKey["SharedState"]()
+
+
+class SharedState:
+    """The directory the controller shares with its workers: one line per fault (an engine's test
+    timed out or crashed), appended by whichever process sees it first, and one journal per worker
+    (the running test and its latest reproducer)."""
+
+    def __init__(self, directory: Path, worker: str = "main"):
+        self.directory = directory
+        self.worker = worker
+        self._journal = None
+        self._noted = ("", "")   # what the journal holds: (nodeid, reproducer)
+
+    def record_fault(self, engine: str, kind: str) -> None:
+        with open(self.directory / "faults", "a", encoding="utf-8") as faults:
+            faults.write(json.dumps([engine, kind]) + "\n")  # one short write: atomic in append mode
+
+    def faults(self) -> dict[str, Counter]:
+        """Engine name -> {"timed out": n, "crashed": n}, over all processes of the run."""
+        try:
+            lines = (self.directory / "faults").read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return {}
+        counts: dict[str, Counter] = {}
+        for engine, kind in map(json.loads, lines):
+            counts.setdefault(engine, Counter())[kind] += 1
+        return counts
+
+    def journal(self, nodeid: str, reproducer: str = "") -> None:
+        """Note the running test (and its latest reproducer) where the controller can read it
+        after this process has died: flushed to the OS, which keeps it whatever ends us. The file
+        is rewritten for each test; within one, a reproducer that continues the one noted last (a
+        script's next step) is appended, and any other follows a NUL (no rewrite per example)."""
+        noted_nodeid, noted = self._noted
+        if self._journal is None or nodeid != noted_nodeid:
+            if self._journal is None:
+                self._journal = open(self.directory / f"journal-{self.worker}", "w",
+                                     encoding="utf-8")
+            self._journal.seek(0)
+            self._journal.truncate()
+            self._journal.write(nodeid + "\n" + _SEPARATOR + reproducer)
+        elif reproducer.startswith(noted):
+            self._journal.write(reproducer[len(noted):])
+        else:
+            self._journal.write(_SEPARATOR + reproducer)
+        self._journal.flush()
+        self._noted = (nodeid, reproducer)
+
+    def read_journal(self, worker: str) -> tuple[str, str]:
+        """(nodeid, reproducer) that `worker` last noted; ("", "") if none."""
+        try:
+            text = (self.directory / f"journal-{worker}").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return "", ""
+        nodeid, _, notes = text.partition("\n")
+        return nodeid, notes.rpartition(_SEPARATOR)[2]
+
+
+_SEPARATOR = "\0"   # before each reproducer in a journal; a script's text holds none
+
+
+def given_up(config, state: SharedState) -> dict[str, str]:
+    """Engine name -> why it is given up (the skip reason of its remaining tests)."""
+    limit = config.getoption("unresponsive_after")
+    if limit <= 0:
+        return {}
+    reasons = {}
+    for engine, faults in state.faults().items():
+        if faults.total() >= limit:
+            counts = " and ".join(f"{n} {kind}" for kind, n in sorted(faults.items()))
+            reasons[engine] = (f"{NOT_RUN} engine {engine!r} is unresponsive: of its tests, "
+                               f"{counts} (--unresponsive-after {limit})")
+    return reasons
+
+
+class Journal:
+    """A script listener that keeps each step's script in this worker's journal, in case the
+    engine takes the process down."""
+
+    def __init__(self, state: SharedState, nodeid: str):
+        self.state = state
+        self.nodeid = nodeid
+
+    def script_started(self, script: Script) -> None:
+        pass
+
+    def step_recorded(self, script: Script) -> None:
+        self.state.journal(self.nodeid, script.text())
+
+
+# -- in the process that runs the tests (a worker, or the only process with -n 0) -----------------
+def _state(config) -> SharedState | None:
+    watchdog = config.pluginmanager.get_plugin(_WATCHDOG)
+    return watchdog.state if watchdog is not None else config.stash.get(_SHARED, None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """Skip the tests of an engine the run has given up on."""
+    engine, state = item_engine(item), _state(item.config)
+    if engine is None or state is None:
+        return
+    reason = given_up(item.config, state).get(engine.name)
+    if reason is not None:
+        pytest.skip(reason)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    state = _state(item.config)
+    if item_engine(item) is None or state is None:
+        return (yield)
+    state.journal(item.nodeid)
+    with listening(Journal(state, item.nodeid)):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Count a test stopped by the time limit as a fault of its engine, before the next test;
+    not a known gap of the baseline, whose failure (slow ones run past the limit) is expected."""
+    report = yield
+    engine, state = item_engine(item), _state(item.config)
+    if engine is not None and state is not None and call.excinfo is not None \
+            and call.excinfo.errisinstance(TimeLimitExceeded) and not excused(item):
+        state.record_fault(engine.name, "timed out")
+    return report
+
+
+# -- in the controller --------------------------------------------------------------------------
+class Watchdog:
+    """Shares the state directory with the workers, counts crashes as faults (a dead worker cannot),
+    and turns SIGTERM into an interruption."""
+
+    def __init__(self, config, directory: Path):
+        self.config = config
+        self.state = SharedState(directory)
+        self.unresponsive: dict[str, str] = {}      # engine name -> why it was given up
+        self._previous_sigterm = signal.signal(signal.SIGTERM, self._terminate)
+
+    @staticmethod
+    def _terminate(signum, frame):
+        raise Terminated("SIGTERM")
+
+    def pytest_configure_node(self, node):
+        node.workerinput[_STATE_DIR] = str(self.state.directory)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem, report, sched):
+        """xdist's report of a test whose worker died: a fault of its engine, with the engine's
+        name and the reproducer the worker journaled (the report carries no other metadata)."""
+        engine = _engine_of(self.config, crashitem)
+        if engine is not None:
+            self.state.record_fault(engine, "crashed")
+            report.user_properties.append(("engine", engine))
+        nodeid, reproducer = self.state.read_journal(report.node.gateway.id)
+        if nodeid == crashitem and reproducer:
+            report.user_properties.append(("reproducer", reproducer))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session):
+        """An engine given up on has not conformed: the run fails even if its faults were known
+        gaps."""
+        self.unresponsive = given_up(self.config, self.state)
+        if self.unresponsive and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_unconfigure(self, config):
+        signal.signal(signal.SIGTERM, self._previous_sigterm)
+        shutil.rmtree(self.state.directory, ignore_errors=True)
+
+
+def _engine_of(config, nodeid: str) -> str | None:
+    """The engine of a test id whose report carries no metadata (a crashed worker's)."""
+    names = [engine.name for engine in selected_engines(config)]
+    return next((name for name in names if nodeid.endswith(f"[{name}]")
+                 or nodeid.endswith(f"-{name}]")), None)
+
+
+def unresponsive_engines(config) -> dict[str, str]:
+    """Engine name -> why it was given up, for the report."""
+    watchdog = config.pluginmanager.get_plugin(_WATCHDOG)
+    return dict(watchdog.unresponsive) if watchdog is not None else {}

@@ -1,0 +1,46 @@
+"""Shared plumbing for the mutants built on the reference engine (reference/).
+
+A reference mutant's function replaces one function of the reference engine's modules *in its own
+process* (the conformance run against a mutant is a process of its own; reference/ itself is never
+edited); its adapter is the reference engine with the names the function returns in front
+(registry.engine). The engine
+looks its helpers up as module globals at call time, so replacing `reference.walk.X` or
+`reference.ops.common.X` (in every module that imported it by name) changes what every op and
+backward pass does.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+
+from autograd_conformance import reference
+
+def replace(module, attribute, make):
+    """Set `module.attribute` to `make(original)`, and every reference module's name for the original."""
+    original = getattr(module, attribute)
+    patched = make(original)
+    prefix = reference.__name__ + "."
+    for name, loaded in list(sys.modules.items()):
+        if (name == reference.__name__ or name.startswith(prefix)) and getattr(loaded, attribute, None) is original:
+            setattr(loaded, attribute, patched)
+
+
+def rewrite_arguments(module, attribute, rewrite):
+    """`replace` the function `module.attribute` by one that first hands its arguments (bound to
+    the original's signature, defaults applied) to `rewrite(arguments)`, which changes them in
+    place. For `autograd.gradients.backward`, Tensor.backward's own name for it is patched too."""
+    def make(original):
+        signature = inspect.signature(original)
+
+        def rewritten(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            rewrite(bound.arguments)
+            return original(*bound.args, **bound.kwargs)
+        return rewritten
+
+    original = getattr(module, attribute)
+    replace(module, attribute, make)
+    if reference.methods._backward is original:
+        reference.methods._backward = getattr(module, attribute)

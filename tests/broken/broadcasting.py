@@ -1,0 +1,44 @@
+"""Mutants of the catalog's chapter 'broadcasting' (suites/test_broadcasting.py): Gradients of
+broadcast inputs."""
+
+import torch
+
+from tests.broken import _torch
+from tests.broken.registry import mutant
+
+
+@mutant("BC-1")
+def torch_broadcast_grads_averaged():
+    """The gradient of a broadcast operand of +, - and * is reduced to its shape by mean instead of
+    sum over the broadcast dimensions."""
+    class _Binary(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b, op):
+            ctx.op = op
+            ctx.save_for_backward(a, b)
+            return {"add": torch.add, "sub": torch.sub, "mul": torch.mul}[op](a, b)
+
+        @staticmethod
+        def backward(ctx, grad):
+            a, b = ctx.saved_tensors
+            grad_a, grad_b = {"add": (grad, grad), "sub": (grad, -grad),
+                              "mul": (grad * b, grad * a)}[ctx.op]
+            return (_torch.reduce_to(grad_a, a.shape, "mean"), _torch.reduce_to(grad_b, b.shape, "mean"),
+                    None)
+
+    def _binary(op):
+        def apply(a, b, *rest, **kwargs):
+            if _torch.both_tensors(a, b) and not rest and not kwargs and a.shape != b.shape:
+                return _Binary.apply(a, b, op)
+            return NotImplemented
+        return apply
+
+    _torch.ReplaceOps({"add": _binary("add"), "sub": _binary("sub"),
+                       "mul": _binary("mul")}).install()
+
+
+@mutant("BC-2")
+def torch_zero_dim_grads_as_vectors():
+    """A 0-dim tensor's .grad is stored as a one-element vector of shape (1,)."""
+    _torch.patch_property("grad", getter=lambda get, t: None if get(t) is None else
+                          (get(t).reshape(1) if get(t).dim() == 0 else get(t)))

@@ -1,0 +1,178 @@
+"""Mutants of the catalog's chapter 'forward_ad' (suites/test_forward_ad.py): Forward-mode AD:
+dual_level, make_dual, unpack_dual and tangents."""
+
+import types
+
+import numpy as np
+
+from autograd_conformance.reference import dual, grad_mode
+from autograd_conformance.reference.autograd import forward_ad
+from autograd_conformance.reference.ops import elementwise
+from autograd_conformance.reference.tensor import Tensor, make
+from tests.broken import _reference
+from tests.broken.registry import mutant
+
+
+@mutant("FWD-1")
+def reference_make_dual_outside_a_level():
+    """make_dual outside any dual_level does not refuse: it returns the view it would make inside
+    one, without a tangent, so that a forgotten level goes unnoticed (every tangent is then
+    silently None)."""
+    def _lenient(make_dual):
+        def make_dual_anywhere(tensor, tangent, *, level=None):
+            if dual.state.level is None:
+                return tensor.reshape(tensor.shape)
+            return make_dual(tensor, tangent, level=level)
+        return make_dual_anywhere
+
+    _reference.replace(forward_ad, "make_dual", _lenient)
+
+
+@mutant("FWD-1")
+def reference_dual_levels_nest():
+    """A dual_level entered inside another is accepted: it opens a new level and, on exit, gives
+    back the outer one, as an engine with nested forward mode would; torch refuses nesting."""
+    def _enter(self):
+        self.outer, dual.state.level = dual.state.level, object()
+        return 0
+
+    def _exit(self, *exc_info):
+        dual.state.level = self.outer
+
+    forward_ad.dual_level.__enter__ = _enter
+    forward_ad.dual_level.__exit__ = _exit
+
+
+@mutant("FWD-2")
+def reference_unpack_dual_plain_tuple():
+    """unpack_dual returns a plain tuple (primal, tangent): the right items in the right order, but
+    without the fields .primal and .tangent."""
+    def _plain(unpack_dual):
+        def unpack_dual_as_tuple(tensor, *, level=None):
+            return tuple(unpack_dual(tensor, level=level))
+        return unpack_dual_as_tuple
+
+    _reference.replace(forward_ad, "unpack_dual", _plain)
+
+
+@mutant("FWD-3")
+def reference_missing_tangents_as_zeros():
+    """Inside a level, unpack_dual of a tensor without a tangent gives zeros instead of None, as an
+    engine that gives every tensor a tangent would."""
+    def _zeros(unpack_dual):
+        def unpack_dual_with_zeros(tensor, *, level=None):
+            primal, tangent = unpack_dual(tensor, level=level)
+            if tangent is None and dual.state.level is not None:
+                tangent = make(np.zeros_like(tensor._array))
+            return forward_ad.UnpackedDualTensor(primal, tangent)
+        return unpack_dual_with_zeros
+
+    _reference.replace(forward_ad, "unpack_dual", _zeros)
+
+
+@mutant("FWD-4")
+def reference_tanh_jvp_from_input():
+    """tanh's forward-mode rule takes its derivative from the input instead of the output: da * (1
+    - a^2) where it is da * (1 - tanh(a)^2). Its backward is right, so only tangents are wrong."""
+    def _from_input(tanh):
+        def tanh_with_input_jvp(a):
+            out = tanh(a)
+            tangent = dual.tangent(a)
+            if tangent is not None:
+                dual.set_tangent(out, make(tangent._array * (1 - a._array * a._array)))
+            return out
+        return tanh_with_input_jvp
+
+    _reference.replace(elementwise, "tanh", _from_input)
+
+
+@mutant("FWD-5")
+def reference_tangents_outlive_their_level():
+    """A tangent is never deleted: leaving the dual_level does not end it, so after the level, and
+    in the next one, the tensor still has it."""
+    def _kept(tangent):
+        def tangent_of_any_level(t):
+            entry = t._tangent
+            return None if entry is None or dual._modes.inference else entry[1]
+        return tangent_of_any_level
+
+    _reference.replace(dual, "tangent", _kept)
+
+
+@mutant("FWD-6")
+def reference_make_dual_checks_numel():
+    """make_dual checks that the tangent has as many elements as the primal, not the same shape,
+    and reshapes it: a tangent of shape (1, n) for a primal of shape (n,) is accepted."""
+    def _reshaping(make_dual):
+        def make_dual_reshaped(tensor, tangent, *, level=None):
+            if tangent.numel() == tensor.numel():
+                tangent = tangent.reshape(tensor.shape)
+            return make_dual(tensor, tangent, level=level)
+        return make_dual_reshaped
+
+    _reference.replace(forward_ad, "make_dual", _reshaping)
+
+
+@mutant("FWD-6")
+def reference_make_dual_accepts_integers():
+    """make_dual does not check dtypes: an integer primal or tangent is accepted (its tangent then
+    computes in integers) where torch raises ValueError."""
+    def _unchecked(make_dual):
+        def make_dual_of_any_dtype(tensor, tangent, *, level=None):
+            if tensor.is_floating_point() and tangent.is_floating_point():
+                return make_dual(tensor, tangent, level=level)
+            view = tensor.reshape(tensor.shape)
+            if dual.state.level is not None and not grad_mode.state.inference:
+                dual.set_tangent(view, tangent)
+            return view
+        return make_dual_of_any_dtype
+
+    _reference.replace(forward_ad, "make_dual", _unchecked)
+
+
+@mutant("FWD-7")
+def reference_no_grad_stops_tangents():
+    """Ops under no_grad carry no tangent: forward mode is switched off with recording, as if
+    no_grad applied to it."""
+    def _gated(jvp):
+        def jvp_in_grad_mode(out, inputs, *rules):
+            return jvp(out, inputs, *rules) if grad_mode.state.enabled else out
+        return jvp_in_grad_mode
+
+    _reference.replace(dual, "jvp", _gated)
+
+
+@mutant("FWD-8")
+def reference_detach_keeps_tangent():
+    """detach() copies the tangent onto the alias it returns: the alias is cut from the graph, but
+    forward mode still flows through it."""
+    _detach = Tensor.detach
+
+    def _detach_keeping_tangent(self):
+        alias = _detach(self)
+        alias._tangent = self._tangent
+        return alias
+
+    Tensor.detach = _detach_keeping_tangent
+
+
+@mutant("FWD-9")
+def reference_forward_ad_ignores_inference_mode():
+    """Forward mode ignores inference_mode: ops inside it carry tangents, and unpack_dual there
+    reads them."""
+    dual._modes = types.SimpleNamespace(inference=False)
+
+
+@mutant("FWD-10")
+def reference_make_dual_copies_primal():
+    """make_dual returns a copy of the primal that carries the tangent, a new leaf without grad:
+    tangents are right, but no gradient reaches the primal."""
+    def _copying(make_dual):
+        def make_dual_copy(tensor, tangent, *, level=None):
+            make_dual(tensor, tangent, level=level)  # its checks
+            copy = make(tensor._array.copy())
+            dual.set_tangent(copy, tangent)
+            return copy
+        return make_dual_copy
+
+    _reference.replace(forward_ad, "make_dual", _copying)

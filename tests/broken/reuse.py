@@ -1,0 +1,74 @@
+"""Mutants of the catalog's chapter 'reuse' (suites/test_reuse.py): Diamonds and reuse:
+contributions of several uses are summed."""
+
+import inspect
+import textwrap
+
+import torch
+
+from autograd_conformance import reference
+from tests.broken import _torch
+from tests.broken.registry import mutant
+
+
+@mutant("MISC-2")
+def torch_same_operand_counted_once():
+    """When both operands of * or + are the same tensor, backward credits only one slot (x * x
+    gives x, x + x gives 1), as an engine that keys input gradients by tensor would."""
+    class _Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x
+
+    class _Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x + x
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.clone()
+
+    def _same(function):
+        def apply(a, b=None, *rest, **kwargs):
+            if isinstance(a, torch.Tensor) and b is a and not rest and not kwargs:
+                return function.apply(a)
+            return NotImplemented
+        return apply
+
+    _torch.ReplaceOps({"mul": _same(_Square), "__mul__": _same(_Square), "add": _same(_Double),
+                       "__add__": _same(_Double)}).install()
+
+
+@mutant("ACC-2")
+def torch_new_graph_resets_grads():
+    """A backward from a different output than the previous one starts the leaves' grads afresh
+    (the engine tags .grad with the graph that produced it), so gradients of separately built
+    outputs do not add up."""
+    def _backward(original, tensor, *args):
+        for leaf in _torch.graph_leaves(tensor):
+            if getattr(leaf, "_mutant_last_output", None) not in (None, id(tensor)):
+                leaf.grad = None
+            leaf._mutant_last_output = id(tensor)
+        return original(tensor, *args)
+
+    _torch.patch_backward(_backward)
+
+
+@mutant("MISC-1", "LEAF-5")
+def reference_last_contribution_wins():
+    """When several edges deliver gradient to the same node in one backward pass, the walk keeps
+    the last contribution instead of their sum (a dict assignment where an addition was meant),
+    so diamonds and shared subexpressions lose gradient."""
+    _SUM = "pending[node] = pending[node] + grad if node in pending else grad"
+    _source = textwrap.dedent(inspect.getsource(reference.walk._arrive))
+    if _SUM not in _source:
+        raise ImportError("reference.walk._arrive changed: update this mutant's patch")
+    exec(compile(_source.replace(_SUM, "pending[child] = child_grad"), reference.walk.__file__,
+                 "exec"), reference.walk.__dict__)

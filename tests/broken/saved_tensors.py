@@ -1,0 +1,118 @@
+"""Mutants of the catalog's chapter 'saved_tensors' (suites/test_saved_tensors.py): Saved tensors
+and saved-tensor hooks."""
+
+import numpy as np
+
+from autograd_conformance.reference.autograd import function
+import autograd_conformance.reference.autograd.graph as autograd_graph
+from autograd_conformance.reference import graph, hooks
+from autograd_conformance.reference.hooks import saved_tensor_hooks
+from tests.broken.registry import mutant
+
+
+@mutant("SAV-1")
+def reference_saved_hooks_pack_at_backward():
+    """A saved tensor is packed only when backward needs it, so pack runs at backward time instead
+    of during the op."""
+    def _lazy_init(self, hooks, tensor):
+        self.packed, self.unpack, self.tensor = None, hooks, tensor
+
+    def _pack_then_unpack(self):
+        pack, unpack = self.unpack
+        data = unpack(pack(self.tensor))
+        alias = graph.make(data._array, self.tensor._requires_grad, self.tensor.grad_fn)
+        alias._accumulator = self.tensor._accumulator
+        return alias
+
+    graph.Packed.__init__ = _lazy_init
+    graph.Packed.unpacked = _pack_then_unpack
+
+
+@mutant("SAV-2")
+def reference_saved_hooks_unpack_skipped():
+    """backward uses the saved tensor itself and never calls the unpack hook."""
+    graph.Packed.unpacked = lambda self: self.tensor
+
+
+@mutant("SAV-3")
+def reference_saved_hooks_unpack_result_ignored():
+    """The unpack hook is called, but backward computes with the tensor as it was saved, not with
+    what unpack returned."""
+    _unpacked = graph.Packed.unpacked
+
+    def _called_but_ignored(self):
+        _unpacked(self)
+        return self.tensor
+
+    graph.Packed.unpacked = _called_but_ignored
+
+
+@mutant("SAV-4")
+def reference_saved_hooks_outermost_wins():
+    """With nested saved_tensors_hooks the outermost pair is used, not the innermost."""
+    hooks.SavedTensorHooks.current = lambda self: self.stack[0] if self.stack else None
+
+
+@mutant("SAV-5")
+def reference_saved_hooks_never_disabled():
+    """disable_saved_tensors_hooks does nothing: hooks can be opened inside it, and it can be
+    entered while hooks are open."""
+    autograd_graph.disable_saved_tensors_hooks.__enter__ = lambda self: self
+    autograd_graph.disable_saved_tensors_hooks.__exit__ = lambda self, *exc_info: None
+
+
+@mutant("SAV-6")
+def reference_save_on_cpu_in_float32():
+    """save_on_cpu keeps its copies in float32, so a float64 program's backward computes with saved
+    values rounded to float32."""
+    def _float32_copies(self, pin_memory=False, device_type="cuda"):
+        autograd_graph.saved_tensors_hooks.__init__(
+            self, lambda t: t._array.astype(np.float32),
+            lambda values: autograd_graph.make(values.astype(np.float64)))
+
+    autograd_graph.save_on_cpu.__init__ = _float32_copies
+
+
+@mutant("SAV-7")
+def reference_function_saves_bypass_hooks():
+    """A custom Function's ctx.save_for_backward keeps its tensors directly, past the saved-tensor
+    hooks."""
+    _save = function.FunctionBackward.save_for_backward
+
+    def _past_the_hooks(self, *tensors):
+        stack = hooks.saved_tensor_hooks.stack[:]
+        hooks.saved_tensor_hooks.stack.clear()
+        try:
+            _save(self, *tensors)
+        finally:
+            hooks.saved_tensor_hooks.stack[:] = stack
+
+    function.FunctionBackward.save_for_backward = _past_the_hooks
+
+
+@mutant("SAV-8")
+def reference_saved_hooks_unpacked_with_current_hooks():
+    """A packed tensor is unpacked with the hooks open at backward time, not those it was packed
+    with: outside the context what pack returned is used as it is."""
+    def _current_hooks(self):
+        hooks = saved_tensor_hooks.current()
+        data = hooks[1](self.packed) if hooks is not None else self.packed
+        if not isinstance(data, graph.Tensor):
+            data = graph.make(data)
+        alias = graph.make(data._array, self.tensor._requires_grad, self.tensor.grad_fn)
+        alias._accumulator = self.tensor._accumulator
+        return alias
+
+    graph.Packed.unpacked = _current_hooks
+
+
+@mutant("SAV-9")
+def reference_unpacked_tensors_detached():
+    """What unpack returns is used as a constant: under create_graph the saved tensors lose their
+    place in the graph, and the second derivatives through them are missing."""
+    _unpacked = graph.Packed.unpacked
+
+    def _constant(self):
+        return graph.make(_unpacked(self)._array)
+
+    graph.Packed.unpacked = _constant

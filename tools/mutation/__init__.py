@@ -1,0 +1,25 @@
+"""Mutation testing of the reference engine: do the suites notice a wrong gradient nobody wrote?
+
+The broken engines in tests/broken are bugs someone thought of. This tool generates them: small
+AST changes at one site each (`operators`: a flipped sign, a dropped term, swapped operands, a
+missing transpose or broadcast reduction, a float32 round trip, an accumulation that overwrites,
+...) in the reference engine's backward formulas (reference/ops) and gradient plumbing (graph.py,
+walk.py, autograd/gradients.py, forward mode, hooks: `targets`). Each mutant runs the suites in a
+process of its own, forked from one pytest session that collected them once (`runner.Child`),
+where it replaces the one mutated function of the reference engine (`mutants.install`):
+reference/ on disk is never edited and no mutant reaches another run. The session tests the
+engine `tools.mutation.engine`, the reference engine under one name for the control and every
+mutant.
+
+    python -m tools.mutation list [--ids]          # the mutants, counted per operator and file
+    python -m tools.mutation show ID ...           # what a mutant changes
+    python -m tools.mutation run [-j 2] [--sample N] [--budget MINUTES] [ID ...]
+
+`run` first runs the unmutated engine the same way (the control: a suite that fails on it would
+count every mutant killed), tracing which lines of reference/ each test runs. A mutant runs only
+the tests that executed its site, until the first failure kills it: first those that killed other
+mutants of its function, then the quickest (`runner.Killers`); a mutant whose site no test
+executes is `uncovered`, a survivor that need not run (`runner.covering_tests`). Results go to
+benchmarks/RESULTS-mutation.md and benchmarks/mutation.json (`results`). Mutants listed with a
+reason in tools/mutation/equivalent.txt are equivalent: they leave the score's denominator.
+"""
