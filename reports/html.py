@@ -22,8 +22,9 @@ from ..harness.catalog import LEVELS, load_catalog
 from ..runner.watchdog import NOT_RUN
 from .render import TEMPLATES, environment
 
-STATE_LABELS = {"passed": "pass", "failed": "FAIL", "cancelled": "not run (engine unresponsive)",
-                "xfailed": "known gap", "skipped": "skipped", "notrun": "not run"}
+STATE_LABELS = {"passed": "pass", "failed": "FAIL", "error": "ENGINE ERROR (not judged)",
+                "cancelled": "not run (engine unresponsive)", "xfailed": "known gap",
+                "skipped": "skipped", "notrun": "not run"}
 OUTCOME_LABELS = {"passed": "passed", "failed": "failed", "xfailed": "expected failure (baseline)",
                   "xpassed": "passed but listed in the baseline (remove it)",
                   "skipped": "skipped", "cancelled": "not run: its engine was unresponsive"}
@@ -31,7 +32,8 @@ CSS = (TEMPLATES / "report.css").read_text(encoding="utf-8")
 SCRIPT = (TEMPLATES / "report.js").read_text(encoding="utf-8")
 
 
-def render_report(run, results, matrix, summaries, durations) -> str:
+def render_report(run, results, matrix, summaries, durations, errors) -> str:
+    """The page; `errors`: the failing reproducers grouped by root error (results.error_groups)."""
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     records = list(results.records.values())
     return environment().get_template("report.html.j2").render(
@@ -39,7 +41,8 @@ def render_report(run, results, matrix, summaries, durations) -> str:
         engines=[e["name"] for e in run["engines"]], areas=_areas(run, matrix),
         failed=[r for r in records if r.outcome == "failed"],
         fixed=[r for r in records if r.outcome == "xpassed"],
-        gaps=[r for r in records if r.outcome == "xfailed"],
+        gaps=[r for r in records if r.outcome == "xfailed"], errors=errors,
+        missing_ops={e["name"]: e.get("missing_ops", []) for e in run["engines"]},
         durations=sorted(durations.items(), key=lambda kv: -kv[1]),
         csp=(f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
              f"script-src 'sha256-{script_hash}'"),
@@ -68,7 +71,7 @@ def _info(run) -> list[tuple[str, str]]:
 
 
 def _card_kind(summary) -> str:
-    if summary.states["failed"] or summary.unresponsive:
+    if summary.states["failed"] or summary.states["error"] or summary.unresponsive:
         return "bad"
     return "gap" if summary.states["xfailed"] or summary.states["skipped"] else ""
 
@@ -78,7 +81,7 @@ class MatrixCell:
     state: str
     detail: str              # one line per test, for the tooltip
     anchor: str | None       # the first failure's section, if any
-    reason: str              # why the tests were skipped or not run
+    reason: str              # why the tests were skipped or not run, or the first distinct error
 
 
 def _areas(run, matrix) -> list[tuple[str, list[dict]]]:
@@ -91,7 +94,7 @@ def _areas(run, matrix) -> list[tuple[str, list[dict]]]:
         by_area.setdefault(info.area if info else "other", []).append({
             "id": behaviour, "level": info.level if info else LEVELS[-1],
             "rule": info.rule if info else "", "sources": _sources(info.source if info else ""),
-            "failing": any(cell.state in ("failed", "cancelled", "xfailed")
+            "failing": any(cell.state in ("failed", "error", "cancelled", "xfailed")
                            for cell in row.values()),
             "cells": [_cell(row.get(engine)) for engine in engines]})
     return [(catalog.areas.get(area, area), rows) for area, rows in by_area.items()]
@@ -101,7 +104,7 @@ def _cell(cell) -> MatrixCell | None:
     if cell is None:
         return None
     first_bad = next((t for t in cell.tests if t.outcome in ("failed", "xfailed")), None)
-    reason = ""
+    reason = cell.error
     if cell.state in ("skipped", "cancelled"):
         reason = "; ".join(sorted({t.reason for t in cell.tests if t.outcome == cell.state}))
     return MatrixCell(cell.state, cell.detail,

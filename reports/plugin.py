@@ -21,14 +21,14 @@ import hypothesis
 import pytest
 
 from ..harness.catalog import LEVELS
-from ..harness.script import reproducers
+from ..harness.script import error_line, reproducers
 from ..runner.outcomes import outcome
 from ..runner.plugin import (LAST_SCRIPT, behaviour_ids, item_engine, item_level,
                              selected_engines)
 from ..runner.robustness import TimeLimitExceeded, time_limit
 from ..runner.watchdog import Terminated, unresponsive_engines
 from .html import render_report
-from .results import (Results, behaviour_matrix, describe_graph, engine_summaries,
+from .results import (Results, behaviour_matrix, describe_graph, engine_summaries, error_groups,
                       expected_graph, module_durations, results_json)
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
@@ -54,12 +54,15 @@ def pytest_runtest_makereport(item, call):
     item.stash[LAST_SCRIPT] = None
     if engine is None or outcome(report) not in ("failed", "xfailed"):
         return report
-    found = reproducers(call.excinfo.value if call.excinfo else None)
-    if not found and script is not None:
-        found = [(None, script.text())]   # the failure is outside the script's steps
-    for behaviour, text in found:
-        report.user_properties.append(("reproducer", {"behaviour": behaviour, "script": text}))
-        item.user_properties.append(("reproducer", text))  # for JUnit XML (and later reports)
+    failure = call.excinfo.value if call.excinfo else None
+    found = [reproducer.as_dict() for reproducer in reproducers(failure)]
+    if not found and script is not None:   # the failure is outside the script's steps
+        text = script.text()
+        found = [{"behaviour": None, "script": text, "check": False,
+                  "error": error_line(failure), "line": text.count("\n")}]
+    for reproducer in found:
+        report.user_properties.append(("reproducer", reproducer))
+        item.user_properties.append(("reproducer", reproducer["script"]))  # for JUnit XML
     if script is not None and script.program is not None:
         report.user_properties.append(("graphs", counterexample_graphs(script, engine)))
     return report
@@ -116,11 +119,15 @@ class ConformanceReport:
         matrix = behaviour_matrix(self.results, engines)
         run = self.run_info(session.exitstatus)
         summaries = engine_summaries(self.results, engines, matrix, run["unresponsive"])
-        self.summary_lines = [summary.line(run["level"]) for summary in summaries.values()]
+        lacking = {e["name"]: e["missing_ops"] for e in run["engines"] if e["missing_ops"]}
+        self.summary_lines = [summary.line(run["level"])
+                              + (f"; lacks ops {', '.join(lacking[name])}" if name in lacking else "")
+                              for name, summary in summaries.items()]
         html_path, json_path = self.paths()
         if html_path:
             self._write(html_path, render_report(run, self.results, matrix, summaries,
-                                                 module_durations(self.results)))
+                                                 module_durations(self.results),
+                                                 error_groups(self.results)))
         if json_path:
             self._write(json_path, results_json(run, self.results, summaries, matrix))
 
@@ -158,7 +165,8 @@ class ConformanceReport:
             "date": self.started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - self.clock, 2),
             "engines": [{"name": e.name, "version": e.version, "spec": e.spec,
-                         "capabilities": sorted(e.capabilities)}
+                         "capabilities": sorted(e.capabilities),
+                         "missing_ops": sorted(e.missing_ops)}
                         for e in selected_engines(config)],
             "torch": torch_version,
             "hypothesis": f"{hypothesis.__version__}, profile {profile}, seed {seed}",

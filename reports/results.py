@@ -19,12 +19,13 @@ from dataclasses import asdict, dataclass, field
 
 from ..harness.catalog import LEVELS, load_catalog
 from ..harness.ops import OPS
-from ..runner.outcomes import crashed, error_text, outcome, reason
+from ..runner.outcomes import crashed, error_text, outcome, reason, root_error
 from ..runner.watchdog import NOT_RUN
 
-# A test's outcome, and the state of a behaviour on an engine, worst first. "cancelled": not run
-# because its engine stopped responding (autograd_conformance/runner/watchdog.py).
-STATES = ("failed", "cancelled", "xfailed", "skipped", "passed")
+# A test's outcome, and the state of a behaviour on an engine, worst first. "error": the engine
+# raised outside any check of the behaviour, so it was not judged; "cancelled": not run because its
+# engine stopped responding (autograd_conformance/runner/watchdog.py).
+STATES = ("failed", "error", "cancelled", "xfailed", "skipped", "passed")
 @dataclass
 class TestRecord:
     __test__ = False  # not a pytest test class
@@ -38,7 +39,9 @@ class TestRecord:
     duration: float = 0.0       # setup + call + teardown, seconds
     error: str = ""             # failed / xfailed: the exception line(s) as pytest shows them
     traceback: str = ""         # failed / xfailed: pytest's full failure text
-    # failed / xfailed: one per distinct failure, {"behaviour": id or None, "script": torch script}
+    # failed / xfailed: one per distinct failure, {"behaviour": the ID its check named or None,
+    # "script": the torch script, "check": whether a check failed (else the engine raised outside
+    # any check), "error": "Type: first line", "line": the script's line where it failed}
     reproducers: list = field(default_factory=list)
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
     crashed: bool = False       # the test took its xdist worker down
@@ -61,6 +64,13 @@ class Results:
         self.records: dict[str, TestRecord] = {}
         self.crashes: list[str] = []
 
+    @classmethod
+    def of(cls, records: list[TestRecord]) -> Results:
+        """Results holding `records` (as a run that reported them would)."""
+        results = cls()
+        results.records = {record.nodeid: record for record in records}
+        return results
+
     def add_report(self, report) -> None:
         record = self.records.setdefault(report.nodeid, TestRecord(report.nodeid))
         props = dict(report.user_properties)
@@ -72,7 +82,9 @@ class Results:
             # A dict names its behaviour; the text alone comes from a crash report's journal, and
             # as the JUnit XML's copy of a dict's script (the same list may hold both).
             if name == "reproducer":
-                found = value if isinstance(value, dict) else {"behaviour": None, "script": value}
+                found = value if isinstance(value, dict) else {
+                    "behaviour": None, "script": value, "check": False,
+                    "error": "the engine took the process down", "line": value.count("\n")}
                 if all(found["script"] != known["script"] for known in record.reproducers):
                     record.reproducers.append(found)
         record.graphs = props.get("graphs", record.graphs)
@@ -104,9 +116,37 @@ class Results:
 
 
 # -- behaviours ---------------------------------------------------------------------------------
+def behaviour_states(record: TestRecord) -> dict[str, str]:
+    """The state of each of the test's behaviours by this test alone. A failed test fails the
+    behaviours whose checks failed (a check that names no behaviour is the test's, all of them);
+    where the engine raised outside any check, the others are "error" (not judged); a failure that
+    left no reproducer (a crash, a time-out, the test's own code) fails them all."""
+    outcome = record.outcome
+    if outcome == "xpassed":
+        outcome = "passed"          # a strict expected failure that passed: the engine conforms
+    elif outcome == "skipped" and record.reason.startswith("baseline "):
+        outcome = "xfailed"         # a known gap, not run (--baseline-mode skip)
+    if outcome != "failed" or not record.reproducers:
+        return {behaviour: outcome for behaviour in record.behaviours}
+    checks = [found for found in record.reproducers if found.get("check")]
+    failed = {found["behaviour"] for found in checks}
+    raised = any(not found.get("check") for found in record.reproducers)
+    return {behaviour: "failed" if None in failed or behaviour in failed
+            else "error" if raised else "passed" for behaviour in record.behaviours}
+
+
+def first_error(record: TestRecord, behaviour: str | None = None) -> str:
+    """The first distinct error of a failing test (of `behaviour`'s checks, where it has one)."""
+    for found in record.reproducers:
+        if behaviour is None or found.get("behaviour") in (None, behaviour):
+            return found.get("error") or ""
+    return (record.error.splitlines() or [""])[0]
+
+
 @dataclass
 class Cell:
     """The state of one behaviour on one engine, and the tests that decide it."""
+    behaviour: str = ""
     state: str = "notrun"       # one of STATES, or notrun
     tests: list[TestRecord] = field(default_factory=list)
 
@@ -115,27 +155,29 @@ class Cell:
         """One line per test: its outcome and, where there is one, why."""
         lines = []
         for test in self.tests:
-            why = test.reason or (test.error.splitlines() or [""])[0]
-            lines.append(f"{test.nodeid.split('::', 1)[-1]}: {test.outcome}"
+            why = test.reason or first_error(test, self.behaviour)
+            lines.append(f"{test.nodeid.split('::', 1)[-1]}: "
+                         f"{behaviour_states(test).get(self.behaviour, test.outcome)}"
                          + (f" - {why}" if why else ""))
         return "\n".join(lines)
 
+    @property
+    def error(self) -> str:
+        """The first distinct error of the tests that fail (or error) here."""
+        bad = next((test for test in self.tests
+                    if behaviour_states(test).get(self.behaviour) in ("failed", "error")), None)
+        return first_error(bad, self.behaviour) if bad is not None else ""
 
-def cell_state(tests: list[TestRecord]) -> str:
-    """A behaviour passes on an engine when all its tests pass there (a strict expected failure that
-    passed counts as passing: the engine conforms); any failure makes it fail; a known gap (an
-    expected failure, or a test skipped by the baseline) makes it xfail; a test not run because the
-    run gave its engine up makes it cancelled; any other skip, skipped."""
+
+def cell_state(tests: list[TestRecord], behaviour: str) -> str:
+    """A behaviour passes on an engine when all its tests pass it there (a strict expected failure
+    that passed counts as passing: the engine conforms); a test failing its checks makes it fail;
+    one where the engine raised outside its checks, error; a known gap (an expected failure, or
+    a test skipped by the baseline) makes it xfail; a test not run because the run gave its engine
+    up makes it cancelled; any other skip, skipped."""
     if not tests:
         return "notrun"
-    states = set()
-    for test in tests:
-        if test.outcome == "xpassed":
-            states.add("passed")
-        elif test.outcome == "skipped" and test.reason.startswith("baseline "):
-            states.add("xfailed")
-        else:
-            states.add(test.outcome)
+    states = {behaviour_states(test).get(behaviour, test.outcome) for test in tests}
     return next(state for state in STATES if state in states)
 
 
@@ -144,11 +186,11 @@ def behaviour_matrix(results: Results, engines: list[str]) -> dict[str, dict[str
     matrix: dict[str, dict[str, Cell]] = {}
     for record in results.records.values():
         for behaviour in record.behaviours:
-            row = matrix.setdefault(behaviour, {engine: Cell() for engine in engines})
-            row.setdefault(record.engine, Cell()).tests.append(record)
+            row = matrix.setdefault(behaviour, {engine: Cell(behaviour) for engine in engines})
+            row.setdefault(record.engine, Cell(behaviour)).tests.append(record)
     for row in matrix.values():
         for cell in row.values():
-            cell.state = cell_state(cell.tests)
+            cell.state = cell_state(cell.tests, cell.behaviour)
     catalog = list(load_catalog().behaviours)
     return dict(sorted(matrix.items(),
                        key=lambda kv: catalog.index(kv[0]) if kv[0] in catalog else len(catalog)))
@@ -168,7 +210,8 @@ class EngineSummary:
     def extra(self) -> str:
         """How the behaviours that do not pass are split: "2 failing, 1 known gaps"."""
         return ", ".join(f"{self.states[s]} {label}" for s, label in
-                         (("failed", "failing"), ("cancelled", "not run"),
+                         (("failed", "failing"), ("error", "not judged: the engine raised"),
+                          ("cancelled", "not run"),
                           ("xfailed", "known gaps"), ("skipped", "skipped")) if self.states[s])
 
     def line(self, level: str) -> str:
@@ -202,6 +245,32 @@ def engine_summaries(results: Results, engines: list[str], matrix: dict[str, dic
         summary.by_level = {level: summary.by_level[level] for level in LEVELS
                             if level in summary.by_level}
     return summaries
+
+
+@dataclass
+class ErrorGroup:
+    """Reproducers of one engine that fail with the same root error, across tests."""
+    engine: str
+    error: str                  # the first of them, as it was
+    reproducers: int = 0
+    tests: list[str] = field(default_factory=list)
+
+
+def error_groups(results: Results) -> list[ErrorGroup]:
+    """The failing tests' reproducers grouped by engine and root error, the largest group first:
+    what an engine author fixes first."""
+    groups: dict[tuple, ErrorGroup] = {}
+    for record in results.records.values():
+        if record.outcome != "failed":
+            continue
+        for found in record.reproducers or [{"error": first_error(record)}]:
+            error = found.get("error") or "failed"
+            group = groups.setdefault((record.engine, root_error(error)),
+                                      ErrorGroup(record.engine or "", error))
+            group.reproducers += 1
+            if record.nodeid not in group.tests:
+                group.tests.append(record.nodeid)
+    return sorted(groups.values(), key=lambda g: (-len(g.tests), -g.reproducers, g.engine))
 
 
 def module_durations(results: Results) -> dict[str, float]:

@@ -1,7 +1,13 @@
 """Bad engine specs stop the run at start with one readable line; capabilities skip with reasons."""
 
+import json
+import sys
+import types
+
 import pytest
 
+from autograd_conformance import reference
+from autograd_conformance.harness.engines import EngineLoadError, load_engine
 from tests.support.run import run_pytest
 
 
@@ -58,3 +64,45 @@ def test_engine_is_part_of_the_test_id():
                         "--engine", "tests.broken.adapters.core_only", "--collect-only", "-q")
     assert "test_created_tensors_are_leaves[torch]" in result.stdout
     assert "test_created_tensors_are_leaves[core-only]" in result.stdout
+
+
+def test_ops_an_adapter_declares_missing_are_never_drawn_and_their_tests_skip(tmp_path):
+    """tests/broken/adapters/lacks_ops.py lacks mean, abs, clone and tensor exponents (each
+    raises where used) and says so in `missing_ops`: the random programs never use them, the
+    tests of those ops are skipped naming the op, and a test whose fixed program uses one fails
+    as what it is, the engine raising outside any check, not as a failed check."""
+    report = tmp_path / "lacks.html"
+    run = run_pytest("suites/test_op_grads.py", "suites/test_leaves.py", "suites/test_reuse.py",
+                     "--engine", "tests.broken.adapters.lacks_ops", "-n", "2",
+                     f"--report={report}")
+    results = json.loads(report.with_suffix(".json").read_text())
+    assert results["run"]["engines"][0]["missing_ops"] == ["abs", "clone", "mean", "pow_tensor"]
+    assert "lacks ops abs, clone, mean, pow_tensor" in run.stdout
+    tests = results["tests"]
+    skipped = {test["nodeid"].split("::")[1]: test["reason"] for test in tests
+               if test["outcome"] == "skipped"}
+    for op in ("abs", "clone", "mean", "pow_tensor"):
+        assert any(f"-{op}]" in test and reason.endswith(f"lacks op {op} (its adapter's "
+                                                          f"missing_ops)")
+                   for test, reason in skipped.items()), op
+    failed = [test for test in tests if test["outcome"] == "failed"]
+    assert [test["nodeid"].split("::")[1] for test in failed] == [
+        "test_seed_mean_of_squares[lacks-ops]"]
+    [found] = failed[0]["reproducers"]
+    assert not found["check"] and found["error"] == "NotSupportedByEngine: no mean"
+    assert ".mean()" in found["script"].splitlines()[found["line"] - 1]
+    assert results["behaviours"]["LEAF-5"]["lacks-ops"] == "error"
+
+
+def test_missing_ops_must_name_ops_of_the_op_set_and_not_the_required_ones(monkeypatch):
+    module = types.ModuleType("lacking_adapter")   # the reference engine under another name
+    module.__getattr__ = lambda attribute: getattr(reference, attribute)
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    module.missing_ops = {"cosh"}
+    with pytest.raises(EngineLoadError, match=r"not in the op set: \['cosh'\]"):
+        load_engine(module.__name__)
+    module.missing_ops = {"sum", "mean"}
+    with pytest.raises(EngineLoadError, match=r"declares missing \['sum'\]"):
+        load_engine(module.__name__)
+    module.missing_ops = {"mean"}
+    assert load_engine(module.__name__).missing_ops == {"mean"}

@@ -18,9 +18,9 @@ from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.strategies import programs
 from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
 from autograd_conformance.reports.results import (Results, TestRecord, behaviour_matrix,
-                                                  cell_state, describe_graph, engine_summaries,
-                                                  expected_graph, module_durations, node_label,
-                                                  results_json)
+                                                  behaviour_states, cell_state, describe_graph,
+                                                  engine_summaries, error_groups, expected_graph,
+                                                  module_durations, node_label, results_json)
 from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
 from tools.conformance_table import rows
 from tests.support.run import run_pytest
@@ -30,9 +30,7 @@ HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 
 def fake_results(records, partial=()):
     """What the report plugin would hold after a run with these test records."""
-    results = Results()
-    for record in records:
-        results.records[record.nodeid] = record
+    results = Results.of(records)
     engines = sorted({record.engine for record in records})
     matrix = behaviour_matrix(results, engines)
     summaries = engine_summaries(results, engines, matrix)
@@ -46,7 +44,8 @@ def fake_results(records, partial=()):
 
 def fake_run(records, partial=()):
     run, results, matrix, summaries = fake_results(records, partial)
-    return render_report(run, results, matrix, summaries, module_durations(results))
+    return render_report(run, results, matrix, summaries, module_durations(results),
+                         error_groups(results))
 
 
 def graph(grad_fn, is_leaf):
@@ -59,7 +58,8 @@ def graph(grad_fn, is_leaf):
 
 FAILED = TestRecord("suites/test_leaves.py::test_a[evil]", engine="evil", behaviours=["LEAF-3"],
                     outcome="failed", error="RuntimeError: " + HOSTILE, traceback=HOSTILE,
-                    reproducers=[{"behaviour": "LEAF-3",
+                    reproducers=[{"behaviour": "LEAF-3", "check": True, "line": 2,
+                                  "error": "AssertionError: " + HOSTILE,
                                   "script": "import torch\nx = torch.tensor([1.0]) # " + HOSTILE}],
                     graphs={"engine": graph("<Evil>Backward", True),
                             "torch": graph("ExpBackward0", False)})
@@ -68,13 +68,51 @@ PASSED = TestRecord("suites/test_leaves.py::test_a[torch]", engine="torch", beha
 
 def test_a_behaviour_passes_only_when_all_its_tests_pass():
     def records(*outcomes):
-        return [TestRecord(f"t{i}", outcome=o) for i, o in enumerate(outcomes)]
-    assert cell_state(records("passed", "passed")) == "passed"
-    assert cell_state(records("passed", "xpassed")) == "passed"
-    assert cell_state(records("passed", "skipped")) == "skipped"
-    assert cell_state(records("xfailed", "skipped")) == "xfailed"
-    assert cell_state(records("passed", "failed", "xfailed")) == "failed"
-    assert cell_state([]) == "notrun"
+        return [TestRecord(f"t{i}", outcome=o, behaviours=["B"]) for i, o in enumerate(outcomes)]
+    assert cell_state(records("passed", "passed"), "B") == "passed"
+    assert cell_state(records("passed", "xpassed"), "B") == "passed"
+    assert cell_state(records("passed", "skipped"), "B") == "skipped"
+    assert cell_state(records("xfailed", "skipped"), "B") == "xfailed"
+    assert cell_state(records("passed", "failed", "xfailed"), "B") == "failed"
+    assert cell_state([], "B") == "notrun"
+
+
+def _reproducer(behaviour, check, error="AssertionError: no"):
+    return {"behaviour": behaviour, "check": check, "error": error, "script": "", "line": 1}
+
+
+def test_a_failing_test_fails_only_the_behaviours_whose_checks_failed():
+    """A failed check fails its behaviour (one that names none, all of the test's); where the
+    engine raised outside any check, the test's other behaviours were not judged (error); a
+    failure without a reproducer (a crash, a time-out) fails them all."""
+    def states(*reproducers):
+        return behaviour_states(TestRecord("t", outcome="failed", behaviours=["B1", "B2"],
+                                           reproducers=list(reproducers)))
+    assert states(_reproducer("B1", True)) == {"B1": "failed", "B2": "passed"}
+    assert states(_reproducer(None, True)) == {"B1": "failed", "B2": "failed"}
+    assert states(_reproducer("B1", True), _reproducer(None, False)) == {
+        "B1": "failed", "B2": "error"}
+    assert states(_reproducer(None, False)) == {"B1": "error", "B2": "error"}
+    assert states() == {"B1": "failed", "B2": "failed"}
+    record = TestRecord("t", engine="e", outcome="failed", behaviours=["B1"],
+                        reproducers=[_reproducer(None, False, "TypeError: no mean")])
+    cell = behaviour_matrix(Results.of([record]), ["e"])["B1"]["e"]
+    assert (cell.state, cell.error) == ("error", "TypeError: no mean")
+
+
+def test_failures_are_grouped_by_root_error_across_tests():
+    """Errors that differ only in variable names, numbers and a tensor's values are one group."""
+    records = [TestRecord(f"t{i}", engine="e", outcome="failed", behaviours=["B"], reproducers=[
+        _reproducer(None, True, f"AssertionError: x{i}.grad is tensor([{i}., 2.]), expected None"),
+        _reproducer(None, False, "NotSupportedByEngine: no mean")]) for i in range(3)]
+    records.append(TestRecord("t3", engine="e", outcome="failed", behaviours=["B"],
+                              reproducers=[_reproducer(None, False, "NotSupportedByEngine: no mean")]))
+    groups = error_groups(Results.of(records))
+    assert [(g.error, g.reproducers, len(g.tests)) for g in groups] == [
+        ("NotSupportedByEngine: no mean", 4, 4),
+        ("AssertionError: x0.grad is tensor([0., 2.]), expected None", 3, 3)]
+    page = fake_run(records)
+    assert "Failures by root error" in page and "NotSupportedByEngine: no mean" in page
 
 
 def test_every_string_from_an_engine_is_escaped():

@@ -182,3 +182,25 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
     torch_tests = [t for t in data["tests"] if t["engine"] == "torch"]
     assert torch_tests and all(t["outcome"] == "passed" for t in torch_tests)
     assert "PARTIAL RUN" in report.read_text()
+
+
+def test_a_slow_engine_gets_its_verdict_with_every_error_and_no_false_unresponsive(tmp_path):
+    """The reference engine with a delay in every op and three mutants installed
+    (tests/broken/hostile/slow_reference.py), at level core with a 1 s limit: many of its tests
+    take longer than that in all, but no example does, so none times out, the engine is not
+    given up, and each broken behaviour fails with the error of the check that caught it."""
+    report = tmp_path / "slow.html"
+    run = run_pytest("suites", "--engine", "tests.broken.hostile.slow_reference", "--level", "core",
+                     "-n", "2", "--test-timeout", "1", f"--report={report}", timeout=900)
+    results = json.loads(report.with_suffix(".json").read_text())
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert results["summary"]["slow-reference"]["unresponsive"] is None
+    tests = results["tests"]
+    assert max(test["duration"] for test in tests) > 2, "no test ran longer than the limit"
+    assert not [test["nodeid"] for test in tests if "TimeLimitExceeded" in test.get("error", "")]
+    for behaviour in ("RETAIN-1", "ACC-1", "RETAIN-4", "LEAF-5"):
+        assert results["behaviours"][behaviour]["slow-reference"] == "failed", behaviour
+        failing = [test for test in tests if behaviour in test["behaviours"]
+                   and test["outcome"] == "failed"]
+        assert failing and all(found["check"] and found["error"].startswith("AssertionError: ")
+                               for test in failing for found in test["reproducers"]), behaviour

@@ -40,21 +40,50 @@ def test_a_failing_check_notes_its_script_once_with_the_behaviour(torch_engine):
     script.build(PROGRAM)
     failure = _failure(lambda: script.check("out.requires_grad is False", "out is {out}"))
     assert isinstance(failure, AssertionError) and str(failure).startswith("out is 1.7840")
-    [(behaviour, text)] = reproducers(failure)
-    assert behaviour == "ACC-1" and text == script.text()
-    assert text.rstrip().endswith('assert out.requires_grad is False, f\'out is {out}\'')
-    script._attach(failure, "ACC-1")
-    assert len(reproducers(failure)) == 1 and len(failure.__notes__) == 1
+    [found] = reproducers(failure)
+    assert found.behaviour == "ACC-1" and found.script == script.text() and found.check
+    assert found.script.rstrip().endswith('assert out.requires_grad is False, f\'out is {out}\'')
+    assert found.error == "AssertionError: out is 1.7840" + str(failure)[len("out is 1.7840"):]
+    assert found.line == found.script.count("\n")   # its last line
+    assert len(failure.__notes__) == 1 and failure.__notes__[0].startswith(
+        f"Reproducer (torch script) of ACC-1 (failed check at line {found.line}: AssertionError")
 
 
 def test_a_check_names_its_own_behaviour_and_an_engine_error_keeps_the_script(torch_engine):
     script = Script(torch_engine, behaviour="ACC-1")
     script.build(PROGRAM)
     failure = _failure(lambda: script.check("False", "no", behaviour="LEAF-5"))
-    assert reproducers(failure)[0][0] == "LEAF-5"
+    assert reproducers(failure)[0].behaviour == "LEAF-5"
     error = _failure(lambda: script.run("x0.no_such_method()"))
     assert isinstance(error, AttributeError)
-    assert reproducers(error)[0][1].rstrip().endswith("x0.no_such_method()")
+    [found] = reproducers(error)
+    assert found.script.rstrip().endswith("x0.no_such_method()")
+    assert (found.behaviour, found.check) == (None, False)   # no check failed: the engine raised
+    assert found.error.startswith("AttributeError: ") and "no_such_method" in found.error
+
+
+def test_an_engine_error_mid_step_ends_the_reproducer_at_the_statement_that_raised(torch_engine):
+    script = Script(torch_engine)
+    error = _failure(lambda: script.run("a = torch.ones(2)", "b = a.no_such_method()",
+                                        "c = b + 1", "d = c * 2"))
+    [found] = reproducers(error)
+    assert found.script.rstrip().endswith("a = torch.ones(2)\nb = a.no_such_method()")
+    assert found.line == found.script.count("\n") and exec_fails_at_last_line(found.script)
+    block = _failure(lambda: script.run("for i in range(2):\n    e = a.missing()\n    f = 1",
+                                        "g = 2"))
+    assert reproducers(block)[0].script.rstrip().endswith("    e = a.missing()\n    f = 1")
+
+
+def exec_fails_at_last_line(text: str) -> bool:
+    """Whether `text`, run under torch, raises at its last line."""
+    import traceback
+    try:
+        exec(compile(text, "reproducer.py", "exec"), {})
+    except Exception as error:  # noqa: BLE001
+        lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__)
+                 if frame.filename == "reproducer.py"]
+        return lines[-1] == text.count("\n")
+    return False
 
 
 def test_each_failure_of_an_exception_group_keeps_its_own_reproducer(torch_engine):
@@ -63,8 +92,8 @@ def test_each_failure_of_an_exception_group_keeps_its_own_reproducer(torch_engin
         script = Script(torch_engine, behaviour=behaviour)
         failures.append(_failure(lambda: script.check(condition, "failed")))
     found = reproducers(ExceptionGroup("two bugs", failures))
-    assert [b for b, _ in found] == ["HOOK-1", "HOOK-2"]
-    assert found[0][1].rstrip().endswith("assert False, f'failed'")
+    assert [reproducer.behaviour for reproducer in found] == ["HOOK-1", "HOOK-2"]
+    assert found[0].script.rstrip().endswith("assert False, f'failed'")
     assert reproducers(ValueError("no note")) == [] and reproducers(None) == []
 
 
@@ -101,7 +130,7 @@ def test_an_expected_warning_is_recorded_and_its_absence_fails(torch_engine):
                           "'old name'; it warned: ['old name']")
     silent = _failure(lambda: script.warns("x = 1", "anything"))
     assert str(silent).endswith("it warned: []")
-    assert reproducers(silent)[0][1].rstrip().endswith("repr([str(w.message) for w in caught])")
+    assert reproducers(silent)[0].script.rstrip().endswith("repr([str(w.message) for w in caught])")
 
 
 def test_literals_read_back_to_the_same_floats():
@@ -131,7 +160,7 @@ def test_check_equal_compares_none_and_bools_by_identity_and_the_rest_by_equalit
     assert str(flag) == "y.requires_grad is True, expected False (y is recorded)"
     shape = _failure(lambda: script.check_equal("tuple(y.shape)", (2, 1), why="y's shape"))
     assert str(shape) == "tuple(y.shape) is (2,), expected (2, 1) (y's shape)"
-    assert reproducers(shape)[0][1].rstrip().endswith(
+    assert reproducers(shape)[0].script.rstrip().endswith(
         "assert tuple(y.shape) == (2, 1), f\"tuple(y.shape) is {tuple(y.shape)!r}, expected "
         "(2, 1) (y's shape)\"")
 
@@ -144,7 +173,7 @@ def test_show_prints_each_value_after_the_message(torch_engine):
                                             show=("calls", "len(calls)", "name")))
     assert str(failure) == ("the hook did not run 3 times; calls = [1, 2]; len(calls) = 2; "
                             "name = 'x0'")
-    assert reproducers(failure)[0][1].rstrip().endswith(
+    assert reproducers(failure)[0].script.rstrip().endswith(
         "assert len(calls) == 3, f'the hook did not run 3 times; calls = {calls!r}; "
         "len(calls) = {len(calls)!r}; name = {name!r}'")
 

@@ -73,13 +73,26 @@ CORE_TENSOR = (
 )
 
 
-def missing_core_names(namespace) -> list[str]:
-    """The names of the core surface that `namespace` lacks (empty when it is complete)."""
-    missing = [name for name in CORE_NAMESPACE if not hasattr(namespace, name)]
+# Ops of the random programs' op set (harness/ops.py) that an adapter may declare it lacks
+# (`missing_ops`), and the core names that only those ops need. The generator builds every
+# program's shape with the others (a leaf plus, times, minus, a sum at the end), so they are core.
+REQUIRED_OPS = ("add", "mul", "neg", "sum")
+OP_NAMES = {"exp": "exp", "log": "log", "tanh": "tanh", "sigmoid": "sigmoid", "relu": "relu",
+            "sqrt": "sqrt", "abs": "abs", "mean": "Tensor.mean", "reshape": "Tensor.reshape",
+            "transpose": "Tensor.transpose", "clone": "Tensor.clone"}
+
+
+def missing_core_names(namespace, missing_ops=frozenset()) -> list[str]:
+    """The names of the core surface that `namespace` lacks (empty when it is complete); the
+    names of the ops it declares missing are not required."""
+    excused = {OP_NAMES[op] for op in missing_ops if op in OP_NAMES}
+    missing = [name for name in CORE_NAMESPACE if not hasattr(namespace, name)
+               and name not in excused]
     if missing or not callable(getattr(namespace, "tensor", None)):
         return missing or ["tensor (not callable)"]
     try:
         sample = namespace.tensor([1.0, 2.0])
     except Exception as error:  # noqa: BLE001 - any failure means the surface is unusable
         return [f"tensor([1.0, 2.0]) raised {type(error).__name__}: {error}"]
-    return [f"Tensor.{name}" for name in CORE_TENSOR if not hasattr(sample, name)]
+    return [f"Tensor.{name}" for name in CORE_TENSOR if not hasattr(sample, name)
+            and f"Tensor.{name}" not in excused]

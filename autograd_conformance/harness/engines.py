@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .contract import CAPABILITIES, missing_core_names
+from .contract import CAPABILITIES, REQUIRED_OPS, missing_core_names
+from .ops import OPS
 
 SHORT_NAMES = {
     "torch": "autograd_conformance.adapters.torch_adapter",
@@ -41,6 +42,7 @@ class Engine:
     version: str
     capabilities: frozenset
     device: str
+    missing_ops: frozenset = frozenset()   # ops of the op set the adapter declares it lacks
     _to_numpy: Callable | None = None
     _context: Callable | None = None
     _outside: Callable | None = None
@@ -116,7 +118,16 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         except Exception as error:  # noqa: BLE001
             raise EngineLoadError(f"engine {spec!r} on device {device!r}: "
                                   f"{type(error).__name__}: {error}") from None
-    missing = missing_core_names(adapter)
+    missing_ops = frozenset(getattr(adapter, "missing_ops", ()))
+    unknown_ops = sorted(missing_ops - set(OPS))
+    if unknown_ops:
+        raise EngineLoadError(f"engine {spec!r} declares missing ops that are not in the op set: "
+                              f"{unknown_ops}; the op set: {', '.join(OPS)}")
+    required = sorted(missing_ops & set(REQUIRED_OPS))
+    if required:
+        raise EngineLoadError(f"engine {spec!r} declares missing {required}, which every random "
+                              f"program needs: {', '.join(REQUIRED_OPS)} cannot be missing")
+    missing = missing_core_names(adapter, missing_ops)
     if missing:
         raise EngineLoadError(
             f"engine {spec!r} lacks the core tensor API ({', '.join(missing[:6])}); an adapter must "
@@ -134,6 +145,7 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         version=str(version),
         capabilities=capabilities,
         device=device,
+        missing_ops=missing_ops,
         _to_numpy=getattr(adapter, "to_numpy", None),
         _context=getattr(adapter, "engine_context", None),
         _outside=getattr(adapter, "outside_engine_context", None),

@@ -21,6 +21,8 @@ import functools
 import linecache
 import sys
 import textwrap
+import traceback
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -59,6 +61,7 @@ _PRELUDE_NAME = "<reproducer prelude>"
 _PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
 linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
 NOTE_PREFIX = "Reproducer (torch script)"
+REPRODUCER = "conformance_reproducer"   # the attribute of a failure that holds its Reproducer
 
 _HELPERS = {__file__, str(Path(__file__).with_name("checks.py"))}
 
@@ -138,7 +141,7 @@ class Script:
         __tracebackhide__ = True
         shown = "".join(f"; {_text(expression)} = {{{_grouped(expression)}!r}}"
                         for expression in show)
-        self._execute(f"assert {condition}, f{(message + shown)!r}", behaviour)
+        self._execute(f"assert {condition}, f{(message + shown)!r}", behaviour, check=True)
 
     def check_equal(self, expression: str, expected, *, why: str = "",
                     behaviour: str | None = None) -> None:
@@ -185,7 +188,8 @@ class Script:
         what = f"{actual} ({oracle} oracle)"
         scale = f", magnitude={float(magnitude)!r}" if magnitude > 1 else ""
         self._execute(f"assert_close({actual}, {expected}, rtol={tolerance.rtol!r}, "
-                      f"atol_scale={tolerance.atol_scale!r}, what={what!r}{scale})", behaviour)
+                      f"atol_scale={tolerance.atol_scale!r}, what={what!r}{scale})", behaviour,
+                      check=True)
 
     def raises(self, code: str, message: str | None = None, *, error: str = "RuntimeError",
                behaviour: str | None = None) -> None:
@@ -195,7 +199,7 @@ class Script:
                  if message else "    pass\n")
         self._execute(f"try:\n{textwrap.indent(code, '    ')}\nexcept {error} as error:\n{check}"
                       f"else:\n    raise AssertionError({(code + ' did not raise ' + error)!r})",
-                      behaviour)
+                      behaviour, check=True)
 
     def warns(self, code: str, match: str, *, category: str = "UserWarning",
               behaviour: str | None = None) -> None:
@@ -208,13 +212,14 @@ class Script:
                       f"    warnings.simplefilter('always')\n{textwrap.indent(code, '    ')}\n"
                       f"assert any(issubclass(w.category, {category}) and {match!r} in "
                       f"str(w.message) for w in caught), "
-                      f"{failure!r} + repr([str(w.message) for w in caught])", behaviour)
+                      f"{failure!r} + repr([str(w.message) for w in caught])", behaviour,
+                      check=True)
 
     # -- the printed script ----------------------------------------------------------------------
     def text(self) -> str:
         return IMPORTS + PRELUDE + "\n\n" + "\n".join(self.lines) + "\n"
 
-    def _execute(self, source: str, behaviour: str | None = None) -> None:
+    def _execute(self, source: str, behaviour: str | None = None, *, check: bool = False) -> None:
         __tracebackhide__ = True
         self.lines.append(source)
         for listener in _listeners:
@@ -227,15 +232,63 @@ class Script:
         try:
             exec(_compiled(source, name), self.names)
         except Exception as failure:
-            self._attach(failure, behaviour or self.behaviour)
+            if not hasattr(failure, REPRODUCER):
+                self._attach(failure, name, behaviour or self.behaviour, check)
             raise
 
-    def _attach(self, failure: BaseException, behaviour: str | None) -> None:
-        """Note this script on `failure`, once: it ends with the step that failed."""
-        notes = getattr(failure, "__notes__", [])
-        if not any(note.startswith(NOTE_PREFIX) for note in notes):
-            heading = f"{NOTE_PREFIX} of {behaviour}" if behaviour else NOTE_PREFIX
-            failure.add_note(f"{heading}:\n{self.text()}")
+    def _attach(self, failure: BaseException, step: str, behaviour: str | None,
+                check: bool) -> None:
+        """Keep this script on `failure`, as its Reproducer and as a note pytest shows. A step
+        that checks nothing is cut after the statement that raised, so that the script ends at
+        the line where the engine failed."""
+        if not check:
+            self.lines[-1] = _up_to_raise(self.lines[-1], failure, step)
+        text = self.text()
+        reproducer = Reproducer(text, behaviour if check else None, check, error_line(failure),
+                                text.count("\n"))
+        setattr(failure, REPRODUCER, reproducer)
+        failure.add_note(f"{reproducer.heading}:\n{text}")
+
+
+@dataclass(frozen=True)
+class Reproducer:
+    """A failing example as a torch script, and what failed in it."""
+
+    script: str                 # the script, up to the line that failed
+    behaviour: str | None       # the behaviour its check named; None: the test's own
+    check: bool                 # a check failed (else a step that checks nothing raised)
+    error: str                  # the exception: "Type: its message's first line"
+    line: int                   # the script's line (1-based) where it failed: its last
+
+    @property
+    def heading(self) -> str:
+        what = f"of {self.behaviour} " if self.behaviour else ""
+        kind = "failed check" if self.check else "the engine raised outside any check"
+        return f"{NOTE_PREFIX} {what}({kind} at line {self.line}: {self.error})"
+
+    def as_dict(self) -> dict:
+        return {"behaviour": self.behaviour, "script": self.script, "check": self.check,
+                "error": self.error, "line": self.line}
+
+
+def error_line(failure: BaseException | None) -> str:
+    """An exception as one line: its type and its message's first line."""
+    if failure is None:
+        return ""
+    lines = str(failure).strip().splitlines()
+    return f"{type(failure).__name__}: {lines[0]}" if lines else type(failure).__name__
+
+
+def _up_to_raise(source: str, failure: BaseException, step: str) -> str:
+    """`source` up to the end of its top-level statement that `failure` was raised in."""
+    raised = [frame.lineno for frame in traceback.extract_tb(failure.__traceback__)
+              if frame.filename == step]
+    if not raised:
+        return source
+    for statement in ast.parse(source).body:
+        if statement.lineno <= raised[-1] <= statement.end_lineno:
+            return "\n".join(source.splitlines()[:statement.end_lineno])
+    return source
 
 
 def _text(text: str) -> str:
@@ -271,16 +324,12 @@ def _file_name(path: str) -> str:
     return Path(path).name
 
 
-def reproducers(failure: BaseException | None) -> list[tuple[str | None, str]]:
-    """(behaviour or None, script) of each failure in `failure` (an exception group holds one per
-    distinct failure that hypothesis found), in order."""
+def reproducers(failure: BaseException | None) -> list[Reproducer]:
+    """The Reproducer of each failure in `failure` (an exception group holds one per distinct
+    failure that hypothesis found), in order."""
     if failure is None:
         return []
     if isinstance(failure, BaseExceptionGroup):
         return [found for member in failure.exceptions for found in reproducers(member)]
-    for note in getattr(failure, "__notes__", []):
-        if note.startswith(NOTE_PREFIX):
-            heading, _, script = note.partition(":\n")
-            behaviour = heading.removeprefix(NOTE_PREFIX).removeprefix(" of ").strip() or None
-            return [(behaviour, script)]
-    return []
+    found = getattr(failure, REPRODUCER, None)
+    return [found] if found is not None else []

@@ -61,6 +61,12 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
     return sampled(("float32", "float64") if engine.has("float64") else ("float32",))
 
 
+def engine_ops(engine, ops=ALL_OPS) -> tuple[str, ...]:
+    """`ops` without those the engine declares missing (its adapter's `missing_ops`): random
+    programs judge every behaviour on the engine's own ops, never on one composed of others."""
+    return tuple(op for op in ops if op not in engine.missing_ops)
+
+
 def widest_float_dtype(engine) -> str:
     """float64 where `engine` has it (a gradient rounded through float32 shows), else float32."""
     return "float64" if engine.has("float64") else "float32"
@@ -153,8 +159,9 @@ def _full_precision(seed: int, count: int, bound: float, dtype: str) -> np.ndarr
 class _Builder:
     """The program under construction, with each variable's float64 values for domain checks."""
 
-    def __init__(self, draw, dtype: str, requires_grad: str):
+    def __init__(self, draw, dtype: str, requires_grad: str, missing_ops=frozenset()):
         self.draw, self.dtype, self.requires_grad = draw, dtype, requires_grad
+        self.missing_ops = missing_ops   # the engine's: never appended to a program
         self.chain = False    # a long program: each op's first input is the latest variable
         self.leaves: list[Leaf] = []
         self.nodes: list[Node] = []
@@ -169,6 +176,10 @@ class _Builder:
         self.leaves.append(Leaf(name, leaf_values, flag))
         self.values[name] = leaf_values
         return name
+
+    def has(self, op: str) -> bool:
+        """Whether the engine has `op` (the builder appends only such ops)."""
+        return op not in self.missing_ops
 
     def pick(self, label: str, accept=lambda value: True) -> str | None:
         """An earlier variable that `accept`s: often the latest (which makes long chains), else
@@ -327,8 +338,9 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     """
     if candidates is not None and requires_grad == "none":
         raise ValueError("candidates need a leaf that requires grad")
+    ops = engine_ops(engine, ops)
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
-    builder = _Builder(draw, chosen_dtype, requires_grad)
+    builder = _Builder(draw, chosen_dtype, requires_grad, engine.missing_ops)
     builder.new_leaf(draw(shapes(), label="first leaf shape"))
     # One program in eight is a long chain (up to LONG_PROGRAM_OPS ops, each on the latest).
     builder.chain = max_ops >= 6 and draw(st.integers(0, 7), label="long chain") == 0
@@ -347,11 +359,13 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
     if saves_tensors and not builder.program(result).saves_tensors():
         # tanh saves its result; outside its unsaturated domain, a product with a fresh 0-dim
         # leaf saves its inputs instead.
-        result = (builder.append("tanh", result) if OPS["tanh"].domain(builder.values[result], None)
+        result = (builder.append("tanh", result) if builder.has("tanh")
+                  and OPS["tanh"].domain(builder.values[result], None)
                   else builder.append("mul", result, builder.new_leaf(())))
     if output == "scalar" and builder.values[result].size != 1:
         total = np.sum(builder.values[result])
-        result = builder.append("sum" if abs(total) <= MAGNITUDE_MAX else "mean", result)
+        small = abs(total) <= MAGNITUDE_MAX or not builder.has("mean")
+        result = builder.append("sum" if small else "mean", result)
     if candidates is not None:
         extended = not candidates(builder.program(result))
         event(f"program extended for the test's candidates: {extended}")
@@ -486,7 +500,8 @@ def _extend(builder: _Builder, result: str) -> str:
         middle = builder.append("add", result, builder.new_leaf(()))
     else:
         middle = builder.append("neg", result)
-    last = builder.draw(sampled(("neg", "tanh", "sigmoid")), label="extension's last op")
+    last = builder.draw(sampled(tuple(op for op in ("neg", "tanh", "sigmoid") if builder.has(op))),
+                        label="extension's last op")
     in_domain = OPS[last].domain(builder.values[middle], None)
     return builder.append(last if in_domain else "neg", middle)
 

@@ -32,7 +32,7 @@ import pytest
 from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
-from .outcomes import first_error_line, outcome, reason
+from .outcomes import first_error_line, outcome, reason, root_error
 from .plugin import behaviour_ids, suite_nodeid
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
@@ -165,6 +165,28 @@ def is_baselined(report) -> bool:
         reason(report).startswith(BASELINE_REASON + " ")
 
 
+def what_failed(report) -> str:
+    """A baseline entry's comment: for each distinct failure, the behaviour whose check failed (or
+    that the engine raised outside any check) and its error; distinct by root error."""
+    properties = dict(report.user_properties)
+    behaviours = properties.get("behaviours", "").split()
+    found = [value for name, value in report.user_properties
+             if name == "reproducer" and isinstance(value, dict)]
+    if not found:
+        return first_error_line(report)
+    parts, seen = [], set()
+    for reproducer in found:
+        if reproducer["check"]:
+            what = reproducer["behaviour"] or "/".join(behaviours) or "check"
+        else:
+            what = f"{'/'.join(behaviours)} not judged, the engine raised outside any check"
+        key = (what, root_error(reproducer["error"]))
+        if key not in seen:
+            seen.add(key)
+            parts.append(f"{what}: {reproducer['error']}")
+    return "; ".join(parts)
+
+
 class BaselineWriter:
     """Collects the failing tests of the run (on the xdist controller, if any) and writes them."""
 
@@ -177,7 +199,7 @@ class BaselineWriter:
         if nodeid in self.failures:
             return
         if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed"):
-            self.failures[nodeid] = first_error_line(report)
+            self.failures[nodeid] = what_failed(report)
         elif is_baselined(report):
             self.failures[nodeid] = "not run (--baseline-mode skip); kept from the old " \
                                     + reason(report)

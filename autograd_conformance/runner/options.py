@@ -22,6 +22,8 @@ MARKERS = (
     "behaviour(*ids): the catalog behaviour IDs a test checks",
     "needs(*capabilities): adapter capabilities a test needs; skipped with a reason on engines "
     "without them",
+    "op(*names): ops of the random programs' op set the test applies on purpose; skipped, with "
+    "the reason, on engines whose adapter declares them in missing_ops",
     "fresh_process: the test runs the engine in a child process too (tools/mutation cannot "
     "trace what it executes there)",
 )

@@ -54,3 +54,15 @@ def first_error_line(report) -> str:
     """The first line of a report's error: `Type: message` where pytest shows it."""
     lines = [line.strip() for line in error_text(report)[0].splitlines() if line.strip()]
     return lines[0] if lines else "failed"
+
+
+def root_error(error: str) -> str:
+    """What errors that differ only in the program share: variable names (x0, v3), numbers and
+    the contents of brackets (a tensor's values) left out."""
+    text = re.sub(r"\b([xv])\d+\b", r"\1", error)
+    while _INNERMOST_BRACKETS.search(text):
+        text = _INNERMOST_BRACKETS.sub("[…]", text)
+    return re.sub(r"-?\d+(\.\d*)?(e[-+]?\d+)?", "#", text)
+
+
+_INNERMOST_BRACKETS = re.compile(r"\[[^\[\]]*[^\[\]…][^\[\]]*\]")  # [...] not yet [...]

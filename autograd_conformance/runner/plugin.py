@@ -1,25 +1,22 @@
 """The pytest plugin that turns the suites into a conformance run over selected engines.
 
-Options: `--engine` (repeatable; or AUTOGRAD_ENGINE), `--device`, `--level`. Every test that takes
-the `engine` or `ag` fixture runs once per engine, with the engine's name in the test id. Markers:
-`behaviour(*ids)` names the catalog behaviours a test checks (its level is the highest of theirs);
-`needs(*capabilities)` skips the test, with a reason naming the capability, on engines that do not
-declare it.
+Options (declared in options.py): `--engine` (repeatable; or AUTOGRAD_ENGINE), `--device`,
+`--level`, `--behaviour`. Every test that takes the `engine` or `ag` fixture runs once per engine,
+with the engine's name in the test id. Markers: `behaviour(*ids)` names the catalog behaviours a
+test checks (its level is the highest of theirs); `needs(*capabilities)` skips the test, with a
+reason naming the capability, on engines that do not declare it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
-from pathlib import Path
 
 import hypothesis
 import pytest
 
 from ..harness.catalog import LEVELS, load_catalog
 from ..harness.contract import CAPABILITIES
-from ..harness.engines import (DEFAULT_ENGINES, SHORT_NAMES, Engine, EngineLoadError, load_engine,
-                               specs_from)
+from ..harness.engines import Engine, EngineLoadError, load_engine, specs_from
 from ..harness.script import Script, listening
 from ..suites import SUITES_DIR
 
@@ -179,6 +176,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(
                 reason=f"engine {engine.name!r} does not declare capability "
                        f"{', '.join(repr(cap) for cap in missing)}"))
+        lacking = [op for mark in item.iter_markers("op") for op in mark.args
+                   if op in engine.missing_ops]
+        if lacking:
+            item.add_marker(pytest.mark.skip(
+                reason=f"engine {engine.name!r} lacks op {', '.join(lacking)} (its adapter's "
+                       f"missing_ops)"))
     if deselected:
         config.hook.pytest_deselected(items=deselected)
         items[:] = selected
