@@ -1,6 +1,8 @@
 """The baseline of known gaps: exact matching rules, strict expected failures, skip mode, and
 --write-baseline, so that an engine adopts the suite in one step and the baseline only shrinks."""
 
+import json
+
 import pytest
 
 from autograd_conformance.runner.baseline import matches, parse_baseline
@@ -53,6 +55,44 @@ def test_a_written_baseline_makes_the_next_run_pass_until_a_gap_is_fixed(tmp_pat
     assert fixed.returncode == 1, fixed.stdout
     assert f"FAILED {LEAF_3_TEST}[script-errors]" in fixed.stdout
     assert "XPASS(strict)" in fixed.stdout
+
+
+def test_a_known_gap_is_judged_on_what_showed_it_whatever_the_examples_drawn(tmp_path):
+    """The written baseline keeps each gap's reproducers beside it (its evidence). A gated run
+    replays them instead of the test's own examples: with other examples (randomized ci under
+    other seeds) the gate stays green, and it turns red (a strict xpass) only when the engine
+    stops failing them."""
+    baseline = tmp_path / "baseline.txt"
+    assert run_pytest(*SELECTION, f"--write-baseline={baseline}").returncode == 1
+    evidence = json.loads((tmp_path / "baseline.evidence.json").read_text())["tests"]
+    assert set(evidence) == {f"{LEAF_3_TEST}[script-errors]",
+                             "suites/test_leaves.py::test_retain_grad_keeps_a_non_leaf_gradient"
+                             "[script-errors]",
+                             "suites/test_leaves.py::test_seed_retain_grad_on_intermediate"
+                             "[script-errors]"}
+    assert all(found["body"] and found["error"] for listed in evidence.values() for found in listed)
+    for seed in ("3", "11"):
+        other_examples = run_pytest(*SELECTION, f"--baseline={baseline}", "-p",
+                                    "tools.seeded_profiles", "--hypothesis-profile", "ci-seeded",
+                                    "--hypothesis-seed", seed, "-rx")
+        assert other_examples.returncode == 0, other_examples.stdout
+        assert "judged on its 1 recorded reproducer(s)" in other_examples.stdout
+    fixed = run_pytest(*SELECTION, f"--baseline={baseline}", "-p", "tools.seeded_profiles",
+                       "--hypothesis-profile", "ci-seeded", "--hypothesis-seed", "3",
+                       env={"SCRIPT_ERRORS_FIXED": "is_leaf"})
+    assert fixed.returncode == 1 and "XPASS(strict)" in fixed.stdout, fixed.stdout
+
+
+def test_rewriting_a_baseline_says_what_it_adds_and_drops(tmp_path):
+    """--baseline OLD --write-baseline NEW: the lines an upgrade (or a fix) changes."""
+    old = tmp_path / "old.txt"
+    old.write_text(f"{LEAF_3_TEST}  # is_leaf\nsuites/test_leaves.py::test_gone  # a removed test\n")
+    new = tmp_path / "new.txt"
+    run = run_pytest(*SELECTION, f"--baseline={old}", f"--write-baseline={new}")
+    assert "baseline changes: 2 added, 1 dropped" in run.stdout, run.stdout
+    assert "+ suites/test_leaves.py::test_retain_grad_keeps_a_non_leaf_gradient[script-errors]" \
+        in run.stdout
+    assert "- suites/test_leaves.py::test_gone" in run.stdout
 
 
 def test_skip_mode_does_not_run_baselined_tests_and_unlisted_failures_still_fail(tmp_path):

@@ -22,6 +22,7 @@ import linecache
 import sys
 import textwrap
 import traceback
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -270,6 +271,10 @@ class Reproducer:
         return {"behaviour": self.behaviour, "script": self.script, "check": self.check,
                 "error": self.error, "line": self.line}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Reproducer:
+        return cls(data["script"], data["behaviour"], data["check"], data["error"], data["line"])
+
 
 def error_line(failure: BaseException | None) -> str:
     """An exception as one line: its type and its message's first line."""
@@ -322,6 +327,26 @@ def _step_name() -> str:
 @functools.cache
 def _file_name(path: str) -> str:
     return Path(path).name
+
+
+HEADER = IMPORTS + PRELUDE + "\n\n"   # what every reproducer starts with
+_REPLAY_NAME = "<recorded reproducer>"
+
+
+def replay(reproducer: Reproducer, engine) -> Reproducer | None:
+    """Run a recorded reproducer on `engine` (its `torch` bound to the engine's namespace, on the
+    line of the import, so that line numbers stay the printed script's): None when it runs to its
+    end, else the reproducer as it fails now."""
+    code = reproducer.script.replace("import torch\n", "torch = __engine__\n", 1)
+    linecache.cache[_REPLAY_NAME] = (len(code), None, code.splitlines(True), _REPLAY_NAME)
+    try:
+        exec(compile(code, _REPLAY_NAME, "exec"), {"__engine__": engine.ns, "__name__": "replay"})
+    except Exception as failure:  # noqa: BLE001 - any way the engine fails the script
+        lines = [frame.lineno for frame in traceback.extract_tb(failure.__traceback__)
+                 if frame.filename == _REPLAY_NAME]
+        return dataclasses.replace(reproducer, error=error_line(failure),
+                                   line=lines[-1] if lines else reproducer.line)
+    return None
 
 
 def reproducers(failure: BaseException | None) -> list[Reproducer]:

@@ -11,29 +11,45 @@ line or after whitespace starts a comment; blank lines are ignored. An entry is 
 - a catalog behaviour ID: `LEAF-6` matches every test marked with that behaviour, on every engine.
 Matching is exact (no globs, no prefixes). An entry that matches no collected test is a warning.
 
+A known gap is pinned by what showed it: `--write-baseline FILE` also writes FILE's evidence
+(`<stem>.evidence.json` beside it: each listed test's reproducers, the torch scripts of its
+failures). A listed test with evidence is judged on its evidence alone, replayed on the engine
+instead of the test's own examples: it stays an expected failure while one of its reproducers
+still fails, and is fixed (a strict xpass, which fails the run until its line is deleted) only
+when every one of them runs to its end. So a change of the suite's generator, of the examples
+hypothesis draws (another seed, another hypothesis) or of the machine's load never flips a known
+gap either way; only the engine can. A listed test without evidence (an entry written by hand, or
+a behaviour ID that matches a new test) runs as an expected failure.
+
 This module decides which tests the baseline excuses; it does not judge outcomes (pytest's strict
-xfail does: a listed test that passes fails the run). An excused test that runs (`xfail` mode)
-stops at its first failing example: hypothesis does not shrink it, since its smallest
-counterexample was recorded when the gap was baselined (or is one `--no-baseline` run away), and
-shrinking every known gap again on every run would make a gate with many gaps several times slower
-than one without.
+xfail does: a listed test that passes fails the run). An excused test that runs its examples
+(`xfail` mode, no evidence) stops at its first failing example: hypothesis does not shrink it,
+since its smallest counterexample was recorded when the gap was baselined (or is one
+`--no-baseline` run away), and shrinking every known gap again on every run would make a gate with
+many gaps several times slower than one without.
+
+With `--baseline OLD --write-baseline NEW` (after upgrading the suite, say) the run ends with the
+lines NEW adds to OLD and those it drops: what the upgrade changes in the baseline.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import json
 import re
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import hypothesis
 import pytest
 from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
+from ..harness.script import HEADER, REPRODUCER, Reproducer, replay
 from .outcomes import first_error_line, outcome, reason, root_error
-from .plugin import behaviour_ids, suite_nodeid
+from .plugin import behaviour_ids, item_engine, suite_nodeid
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
 _COMMENT = re.compile(r"(^|\s)#")
@@ -67,20 +83,49 @@ def matches(entry: str, nodeid: str, behaviours: list[str]) -> bool:
     return entry == nodeid or entry == nodeid.split("[", 1)[0] or entry in behaviours
 
 
+def evidence_path(baseline: Path) -> Path:
+    """Where the evidence of the baseline file `baseline` is: beside it."""
+    return baseline.with_name(baseline.stem + ".evidence.json")
+
+
+def read_evidence(baseline: Path) -> dict[str, list[Reproducer]]:
+    """Test id -> the reproducers that showed its gap ({} where the baseline has no evidence)."""
+    try:
+        data = json.loads(evidence_path(baseline).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return {nodeid: [Reproducer.from_dict({**found, "script": HEADER + found["body"]})
+                     for found in listed]
+            for nodeid, listed in data["tests"].items()}
+
+
+def write_evidence(baseline: Path, evidence: dict[str, list[dict]]) -> None:
+    """Each test's reproducers, the script without the header every reproducer starts with."""
+    tests = {nodeid: [{key: value for key, value in found.items() if key != "script"}
+                      | {"body": found["script"].removeprefix(HEADER)} for found in listed]
+             for nodeid, listed in evidence.items() if listed}
+    data = {"about": "the reproducers that showed each known gap of the baseline beside this "
+                     "file (autograd_conformance/runner/baseline.py)", "tests": tests}
+    evidence_path(baseline).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+
+
 def pytest_configure(config):
     path = config.getoption("baseline")
     if path:
+        baseline = config.invocation_params.dir / path
         try:
-            config.stash[_ENTRIES] = parse_baseline(
-                (config.invocation_params.dir / path).read_text(encoding="utf-8"))
+            config.stash[_ENTRIES] = parse_baseline(baseline.read_text(encoding="utf-8"))
         except OSError as error:
             raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
+        config.stash[_EVIDENCE] = read_evidence(baseline)
     if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(BaselineWriter(config), "autograd-baseline-writer")
 
 
 _ENTRIES = pytest.StashKey[list]()
+_EVIDENCE = pytest.StashKey[dict]()
 _EXPECTED_TO_FAIL = pytest.StashKey[bool]()
+_REPLAYED = pytest.StashKey[list]()    # the evidence a listed test is judged on
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -101,6 +146,10 @@ def pytest_collection_modifyitems(config, items):
         reason = f"{BASELINE_REASON} {path}:{entry.line}: {entry.text}"
         if entry.why:
             reason += f" ({entry.why})"
+        evidence = config.stash[_EVIDENCE].get(suite_nodeid(config, item))
+        if evidence:
+            item.stash[_REPLAYED] = evidence
+            reason += f"; judged on its {len(evidence)} recorded reproducer(s)"
         if config.getoption("baseline_mode") == "skip":
             item.add_marker(pytest.mark.skip(reason=reason))
         else:
@@ -120,13 +169,48 @@ def excused(item) -> bool:
     return item.stash.get(_EXPECTED_TO_FAIL, False)
 
 
+def replays_evidence(item) -> bool:
+    """Whether the listed test `item` is judged on its recorded reproducers, not its examples."""
+    return excused(item) and bool(item.stash.get(_REPLAYED, None))
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """Run a known gap without hypothesis' shrink phase (see the module's docstring)."""
+    """Judge a known gap on its evidence where it has some, else run it without hypothesis'
+    shrink phase (see the module's docstring)."""
     if not excused(item):
         return (yield)
+    if replays_evidence(item):
+        item.runtest = lambda: replay_evidence(item.stash[_REPLAYED], item_engine(item))
+        try:
+            return (yield)
+        finally:
+            del item.runtest
     with first_failure_only(item.obj):
         return (yield)
+
+
+class KnownGapStillShows(AssertionError):
+    """A listed test's recorded reproducers still fail on the engine."""
+
+
+def replay_evidence(evidence: list[Reproducer], engine) -> None:
+    """Raise KnownGapStillShows, carrying the reproducers that still fail, unless all run to their
+    end."""
+    failing = [found for found in (replay(reproducer, engine) for reproducer in evidence) if found]
+    if failing:
+        error = KnownGapStillShows(f"{len(failing)} of {len(evidence)} recorded reproducers still "
+                                   f"fail; the first: {failing[0].error}")
+        setattr(error, REPRODUCER, failing[0])
+        if len(failing) > 1:
+            error = ExceptionGroup(str(error), [error] + [_carrying(found) for found in failing[1:]])
+        raise error
+
+
+def _carrying(reproducer: Reproducer) -> KnownGapStillShows:
+    error = KnownGapStillShows(reproducer.error)
+    setattr(error, REPRODUCER, reproducer)
+    return error
 
 
 @contextlib.contextmanager
@@ -188,21 +272,29 @@ def what_failed(report) -> str:
 
 
 class BaselineWriter:
-    """Collects the failing tests of the run (on the xdist controller, if any) and writes them."""
+    """Collects the failing tests of the run (on the xdist controller, if any) and writes them,
+    with their evidence."""
 
     def __init__(self, config):
         self.config = config
         self.failures: dict[str, str] = {}  # nodeid -> why, in report order
+        self.evidence: dict[str, list[dict]] = {}   # nodeid -> its reproducers
+        self.behaviours: dict[str, list[str]] = {}  # nodeid -> the behaviours it checks
 
     def pytest_runtest_logreport(self, report):
         nodeid = suite_nodeid(self.config, report)
         if nodeid in self.failures:
             return
+        self.behaviours[nodeid] = dict(report.user_properties).get("behaviours", "").split()
         if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed"):
             self.failures[nodeid] = what_failed(report)
+            self.evidence[nodeid] = [value for name, value in report.user_properties
+                                     if name == "reproducer" and isinstance(value, dict)]
         elif is_baselined(report):
             self.failures[nodeid] = "not run (--baseline-mode skip); kept from the old " \
                                     + reason(report)
+            old = self.config.stash.get(_EVIDENCE, {}).get(nodeid, [])
+            self.evidence[nodeid] = [reproducer.as_dict() for reproducer in old]
 
     def pytest_sessionfinish(self, session):
         config = self.config
@@ -212,3 +304,21 @@ class BaselineWriter:
         lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
         path = config.invocation_params.dir / config.getoption("write_baseline")
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_evidence(path, self.evidence)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        """With --baseline too: what the new baseline adds to the old and drops from it."""
+        old = self.config.stash.get(_ENTRIES, None)
+        if old is None:
+            return
+        def listed(nodeid, entries):
+            return any(matches(entry, nodeid, self.behaviours.get(nodeid, [])) for entry in entries)
+        added = [nodeid for nodeid in self.failures if not listed(nodeid, [e.text for e in old])]
+        dropped = [entry.text for entry in old
+                   if not any(listed(nodeid, [entry.text]) for nodeid in self.failures)]
+        terminalreporter.write_sep("-", f"baseline changes: {len(added)} added, "
+                                        f"{len(dropped)} dropped")
+        for nodeid in added:
+            terminalreporter.write_line(f"+ {nodeid}  # {self.failures[nodeid]}")
+        for text in dropped:
+            terminalreporter.write_line(f"- {text}")
