@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..harness.catalog import LEVELS, load_catalog
+from ..harness.catalog import LEVELS, load_catalog, load_seeds
 from ..runner.watchdog import NOT_RUN
 from .render import TEMPLATES, environment
 
@@ -36,9 +36,10 @@ def render_report(run, results, matrix, summaries, durations, errors) -> str:
     """The page; `errors`: the failing reproducers grouped by root error (results.error_groups)."""
     script_hash = base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()
     records = list(results.records.values())
+    areas = _areas(run, matrix)
     return environment().get_template("report.html.j2").render(
         run=run, info=_info(run), summaries=list(summaries.values()), levels=list(run["levels"]),
-        engines=[e["name"] for e in run["engines"]], areas=_areas(run, matrix),
+        engines=[e["name"] for e in run["engines"]], areas=areas, seeds=_cited_seeds(areas),
         failed=[r for r in records if r.outcome == "failed"],
         fixed=[r for r in records if r.outcome == "xpassed"],
         gaps=[r for r in records if r.outcome == "xfailed"], errors=errors,
@@ -112,14 +113,24 @@ def _cell(cell) -> MatrixCell | None:
 
 
 def _sources(source: str) -> list[tuple[str | None, str]]:
-    """A catalog source as (link or None, text) pieces: URLs link, seed files are text."""
+    """A catalog source as (link or None, text) pieces: URLs link out, a seed post links to its
+    entry in the report's list of seed posts (the posts are not shipped), the rest is text."""
     pieces = []
     for part in (piece.strip() for piece in source.split(";")):
         if re.match(r"https?://", part):
             pieces.append((part, part.rsplit("/", 1)[-1] or part))
+        elif part.removeprefix("seeds/") in load_seeds():
+            pieces.append((f"#seed-{part.removeprefix('seeds/')}", part))
         elif part:
             pieces.append((None, part))
     return pieces
+
+
+def _cited_seeds(areas) -> list:
+    """The seed posts the matrix's rows cite, in the order of their files."""
+    cited = {href.removeprefix("#seed-") for _, rows in areas for row in rows
+             for href, _ in row["sources"] if href and href.startswith("#seed-")}
+    return [seed for file, seed in sorted(load_seeds().items()) if file in cited]
 
 
 def _anchor(nodeid: str) -> str:

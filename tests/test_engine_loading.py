@@ -1,6 +1,7 @@
 """Bad engine specs stop the run at start with one readable line; capabilities skip with reasons."""
 
 import json
+import subprocess
 import sys
 import types
 
@@ -9,6 +10,7 @@ import pytest
 from autograd_conformance import reference
 from autograd_conformance.harness.engines import EngineLoadError, load_engine
 from tests.support.run import run_pytest
+from tests.support.warm import clean_environment
 
 
 def _error_lines(result):
@@ -106,3 +108,48 @@ def test_missing_ops_must_name_ops_of_the_op_set_and_not_the_required_ones(monke
         load_engine(module.__name__)
     module.missing_ops = {"mean"}
     assert load_engine(module.__name__).missing_ops == {"mean"}
+
+
+def _command(directory, *args):
+    """The `autograd-conformance` command as its console script runs it: without the working
+    directory on sys.path (python -P), from `directory`."""
+    return subprocess.run([sys.executable, "-P", "-c",
+                           "import sys; from autograd_conformance.cli import main; "
+                           f"sys.exit(main({list(args)!r}))"],
+                          cwd=directory, capture_output=True, text=True, timeout=600,
+                          env=clean_environment())
+
+
+def test_the_command_imports_an_adapter_from_the_working_directory(tmp_path):
+    (tmp_path / "my_adapter.py").write_text(
+        "from autograd_conformance.reference import *  # noqa\n"
+        "from autograd_conformance import reference\n"
+        "name = 'mine'\ncapabilities = reference.capabilities\nto_numpy = reference.to_numpy\n"
+        "def __getattr__(attribute):\n    return getattr(reference, attribute)\n")
+    run = _command(tmp_path, "--engine", "my_adapter", "--behaviour", "LEAF-1", "-n", "0",
+                   "--hypothesis-profile", "ci", "--no-report", "-p", "no:cacheprovider")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "mine: 1/1 behaviours pass" in run.stdout
+
+
+def test_help_starts_with_the_suites_usage_and_options(tmp_path):
+    run = _command(tmp_path, "--help")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("usage: autograd-conformance [--engine SPEC ...]")
+    ours = run.stdout.index("autograd-conformance options:")
+    assert ours < run.stdout.index("--check-adapter  ") < run.stdout.index("usage: ", 10)
+    for option in ("--engine SPEC", "--baseline FILE", "--test-timeout SECONDS", "--level"):
+        assert run.stdout.index(option, ours) < run.stdout.index("usage: ", 10), option
+    assert "cannot be rewritten" not in run.stdout   # nothing imported early spoils pytest
+
+
+def test_check_adapter_lists_per_capability_what_the_adapter_has_in_seconds(tmp_path):
+    run = _command(tmp_path, "--check-adapter", "--engine", "mygrad",
+                   "--engine", "tests.broken.adapters.no_requires_grad", "--engine", "nope")
+    lines = run.stdout.splitlines()
+    assert run.returncode == 1   # an engine that does not load
+    assert lines[0] == "mygrad 2.5.0 (mygrad)"
+    assert "  core                     declared     has all 31 names" in lines
+    assert any(line.startswith("  hooks                    not declared lacks "
+                               "Tensor.register_hook") for line in lines)
+    assert any(line.startswith("nope: does not load: unknown engine 'nope'") for line in lines)

@@ -307,3 +307,12 @@ def test_the_dashboard_escapes_what_engines_say_and_adds_up_chapters(tmp_path):
     table = rows(list(engines.values()))
     assert table[0] == "| engine | version | core | extended | strict | skipped |"
     assert any(line.startswith("| evil | 1.0<script>") and "| 0 / 1 |" in line for line in table)
+
+
+def test_the_seed_posts_a_behaviour_cites_are_listed_in_the_report():
+    """The posts are not shipped: a citation links to the report's own entry for it (title and
+    what it teaches), so that nothing the report cites is missing."""
+    page = fake_run([PASSED])   # LEAF-3 cites seeds/002_9dd03d232cc2502c.txt
+    assert '<a href="#seed-002_9dd03d232cc2502c.txt">seeds/002_9dd03d232cc2502c.txt</a>' in page
+    assert '<dt id="seed-002_9dd03d232cc2502c.txt">' in page
+    assert "小白學PyTorch | 動態圖與靜態圖的淺顯理解" in page

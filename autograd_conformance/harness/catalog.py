@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 
 CATALOG = importlib.resources.files("autograd_conformance.suites") / "catalog.toml"
+SEEDS = importlib.resources.files("autograd_conformance.suites") / "seeds.toml"
 LEVELS = ("core", "extended", "strict")
 
 
@@ -47,3 +48,17 @@ def load_catalog(path=CATALOG) -> Catalog:
             raise ValueError(f"{path.name}: {behaviour.id} has unknown area {behaviour.area!r}")
         behaviours[behaviour.id] = behaviour
     return Catalog(areas, behaviours)
+
+
+@dataclass(frozen=True)
+class Seed:
+    file: str       # as behaviours cite it: seeds/<file>
+    title: str
+    teaches: str
+
+
+@cache
+def load_seeds() -> dict[str, Seed]:
+    """The seed posts the catalog cites as `seeds/<file>`, by file (suites/seeds.toml)."""
+    data = tomllib.loads(SEEDS.read_text(encoding="utf-8"))
+    return {entry["file"]: Seed(**entry) for entry in data["seed"]}

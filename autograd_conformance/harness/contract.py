@@ -96,3 +96,86 @@ def missing_core_names(namespace, missing_ops=frozenset()) -> list[str]:
         return [f"tensor([1.0, 2.0]) raised {type(error).__name__}: {error}"]
     return [f"Tensor.{name}" for name in CORE_TENSOR if not hasattr(sample, name)
             and f"Tensor.{name}" not in excused]
+
+
+# The names each capability's tests use, where a name can be looked up without running anything:
+# on the namespace (`autograd.grad`), on a tensor that requires grad (`Tensor.register_hook`), or
+# on the node of an op's result (`grad_fn.next_functions`). `--check-adapter` lists them; the
+# prose in docs/adapter-contract.md says what each must do.
+CONTRACT_NAMES = {
+    "core": ("tensor", "zeros", "ones", "zeros_like", "float32", "int64", "exp", "log", "tanh",
+             "sigmoid", "relu", "sqrt", "abs", "no_grad", "Tensor.backward", "Tensor.retain_grad",
+             "Tensor.detach", "Tensor.sum", "Tensor.mean", "Tensor.reshape", "Tensor.transpose",
+             "Tensor.clone", "Tensor.item", "Tensor.numel", "Tensor.shape", "Tensor.dtype",
+             "Tensor.requires_grad", "Tensor.requires_grad_", "Tensor.is_leaf", "Tensor.grad",
+             "Tensor.grad_fn"),
+    "float64": ("float64",),
+    "dtype_conversion": ("Tensor.to",),
+    "grad_mode": ("enable_grad", "set_grad_enabled", "is_grad_enabled"),
+    "inference_mode": ("inference_mode", "Tensor.is_inference"),
+    "autograd_grad": ("autograd.grad",),
+    "autograd_backward": ("autograd.backward",),
+    "backward_inputs": ("Tensor.backward",),
+    "higher_order": ("autograd.grad",),
+    "backward_create_graph": ("Tensor.backward",),
+    "functional": ("autograd.functional.jacobian",),
+    "functional_api": ("autograd.functional.vjp", "autograd.functional.jvp",
+                       "autograd.functional.vhp", "autograd.functional.hvp",
+                       "autograd.functional.hessian"),
+    "grads_batched": ("autograd.grad",),
+    "graph": ("grad_fn.next_functions",),
+    "grad_fn_names": (),
+    "messages": (),
+    "inplace": ("Tensor.add_", "Tensor.mul_", "Tensor.zero_", "Tensor.copy_", "Tensor.__setitem__",
+                "Tensor.detach_", "Tensor._version"),
+    "hooks": ("Tensor.register_hook",),
+    "nn": ("nn.Module", "nn.Parameter", "nn.Linear", "nn.Sequential", "nn.ReLU", "nn.Tanh",
+           "nn.Sigmoid", "nn.MSELoss"),
+    "optim": ("optim.SGD", "optim.Adam"),
+    "legacy": ("autograd.Variable",),
+    "custom_function": ("autograd.Function", "autograd.function.once_differentiable"),
+    "saved_tensor_hooks": ("autograd.graph.saved_tensors_hooks",
+                           "autograd.graph.disable_saved_tensors_hooks",
+                           "autograd.graph.save_on_cpu"),
+    "views": ("Tensor.view", "Tensor.flatten", "Tensor.t", "Tensor.select", "Tensor.narrow",
+              "Tensor.unsqueeze", "Tensor.squeeze", "Tensor.expand", "Tensor._base",
+              "Tensor._is_view"),
+    "conversions": ("Tensor.numpy", "Tensor.tolist"),
+    "anomaly": ("autograd.detect_anomaly", "autograd.set_detect_anomaly",
+                "is_anomaly_enabled", "is_anomaly_check_nan_enabled"),
+    "grad_layout": ("Tensor.stride", "Tensor.is_contiguous"),
+    "grad_assignment": ("Tensor.grad",),
+    "post_accumulate_hooks": ("Tensor.register_post_accumulate_grad_hook",),
+    "node_hooks": ("grad_fn.register_hook", "grad_fn.register_prehook"),
+    "node_metadata": ("grad_fn.metadata",),
+    "module_hooks": ("nn.Module.register_full_backward_hook",
+                     "nn.Module.register_full_backward_pre_hook"),
+    "multi_grad_hooks": ("autograd.graph.register_multi_grad_hook",),
+    "integer_outputs": ("bool", "Tensor.argmax", "Tensor.to"),
+    "saved_attributes": (),
+    "tensor_repr": (),
+    "forward_ad": ("autograd.forward_ad.dual_level", "autograd.forward_ad.make_dual",
+                   "autograd.forward_ad.unpack_dual"),
+    "tensor_data": ("Tensor.data",),
+    "complex": ("complex", "complex64", "complex128", "Tensor.real", "Tensor.conj"),
+}
+
+
+def lacking_names(namespace, names) -> list[str]:
+    """Those of `names` (as in CONTRACT_NAMES) that `namespace` does not have. Tensor names are
+    looked up on `tensor([1.0, 2.0], requires_grad=True)`, node names on that tensor times 2's
+    grad_fn; where those cannot be made, the name counts as lacking."""
+    def tensor():
+        return namespace.tensor([1.0, 2.0], requires_grad=True)
+
+    roots = {"Tensor": tensor, "grad_fn": lambda: (tensor() * 2).grad_fn}
+    lacking = []
+    for name in names:
+        root, _, rest = name.partition(".")
+        try:
+            target = roots[root]() if root in roots else namespace
+            for part in (rest if root in roots else name).split("."):
+                target = getattr(target, part)
+        except Exception:  # noqa: BLE001 - a name the adapter does not give, however it fails
+            lacking.append(name)
+    return lacking

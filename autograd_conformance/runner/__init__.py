@@ -8,8 +8,6 @@ The entry point (autograd_conformance/pytest_plugin.py) starts it only in a conf
 
 from __future__ import annotations
 
-import hypothesis
-
 PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.baseline",
            "autograd_conformance.runner.robustness", "autograd_conformance.runner.watchdog",
            "autograd_conformance.reports.plugin")
@@ -25,6 +23,7 @@ class UnsupportedHypothesis(Exception):
 def check_hypothesis_version(version: str | None = None) -> None:
     """Raise UnsupportedHypothesis, in one line that says what to install, unless `version`
     (the installed hypothesis by default) is in the tested range."""
+    import hypothesis
     version = version or hypothesis.__version__
     major_minor = tuple(int(part) for part in version.split(".")[:2])
     if major_minor != TESTED_HYPOTHESIS:
