@@ -11,7 +11,9 @@ registers in any other run.
 Profiles: `ci` is derandomized and small enough for a CI gate that still finds every bug in the
 broken-engine catalog (tests/broken; 30 examples left some mutants alive, tools/kill_rate.py shows
 how many each one needs); `dev` (the default of a conformance run) draws fresh examples each run;
-`thorough` draws many. None runs hypothesis' explain phase: a failure's reproducer script shows
+`thorough` draws many; `explore`, for a new engine's first run, draws 15 derandomized examples a
+test and shrinks each failure for at most 5 seconds, for a first verdict in minutes whose
+failures still come with small reproducers. None runs hypothesis' explain phase: a failure's reproducer script shows
 what failed, and the explain phase traces every line of every shrink step once a test has failed,
 which makes shrinking a slow engine's failures several times slower.
 """
@@ -55,3 +57,5 @@ def register_profiles() -> None:
                               phases=phases)
     settings.register_profile("thorough", max_examples=1000, deadline=None, print_blob=True,
                               phases=phases, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("explore", max_examples=15, derandomize=True, deadline=None,
+                              print_blob=True, phases=phases)

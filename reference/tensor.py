@@ -58,7 +58,7 @@ class Tensor(Conversions, TensorHooks):
     @property
     def data(self):
         """A no-grad alias of the same storage, so x.grad.data.zero_() zeros x.grad (ACC-7), with its
-        own version counter: changes through it go unnoticed (DET-4)."""
+        own version counter: changes through it go unnoticed, as in torch."""
         return make(self._array)
 
     @data.setter
@@ -226,7 +226,7 @@ class Tensor(Conversions, TensorHooks):
 
     # ----- copying ---------------------------------------------------------------------------
     def __deepcopy__(self, memo):
-        """Leaves only, like torch (MISC-9)."""
+        """Leaves only, like torch."""
         if self.grad_fn is not None:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at "

@@ -105,3 +105,12 @@ def test_the_coverage_page_places_every_behaviour():
     left_out = {row.split("|")[1] for row in fact_sheet_only.splitlines() if row.startswith("| ")}
     in_catalog = {i for entry in left_out for i in re.findall(r"\b[A-Z]+-\d+\b", entry)} & catalog
     assert sorted(in_catalog) == [], "fact-sheet entries listed as not in the catalog that are in it"
+
+
+def test_the_reference_engine_names_only_catalog_behaviours():
+    """A behaviour ID in the reference engine's code says where the rule is made to hold: an ID
+    the catalog does not have (a stale one) would send a reader nowhere."""
+    from tools.catalog_page import reference_by_behaviour
+    unknown = {id_: places for id_, places in reference_by_behaviour().items()
+               if id_ not in load_catalog().behaviours}
+    assert not unknown, f"reference/ names behaviour IDs the catalog lacks: {unknown}"

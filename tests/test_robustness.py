@@ -46,6 +46,24 @@ def test_hypothesis_does_not_catch_or_shrink_the_time_limit():
     assert len(calls) == 1
 
 
+@needs_sigalrm
+def test_a_time_limit_that_fires_inside_a_draw_is_reported_as_the_time_limit():
+    """Not as hypothesis' FlakyStrategyDefinition ('Inconsistent data generation'): the
+    exception passes through hypothesis' drawing machinery untouched."""
+    calls = []
+
+    @settings(max_examples=5, deadline=None, database=None)
+    @given(st.data())
+    def draws_slowly(data):
+        calls.append(1)
+        data.draw(st.integers().map(lambda number: time.sleep(30) or number))
+
+    with pytest.raises(TimeLimitExceeded):
+        with time_limit(0.3):
+            draws_slowly()
+    assert len(calls) == 1
+
+
 def test_the_time_limit_is_not_an_exception_an_engine_could_swallow():
     assert issubclass(TimeLimitExceeded, BaseException)
     assert not issubclass(TimeLimitExceeded, Exception)

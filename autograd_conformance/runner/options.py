@@ -52,10 +52,10 @@ def add_options(parser) -> None:
     group.addoption("--test-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help=f"fail a test when one of its examples runs longer than this: the "
                          f"engine hung (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
-    group.addoption("--shrink-budget", type=float, default=DEFAULT_SHRINK_BUDGET,
-                    metavar="SECONDS",
+    group.addoption("--shrink-budget", type=float, default=None, metavar="SECONDS",
                     help=f"how long hypothesis may shrink a test's failures before it reports "
-                         f"the smallest found so far (default {DEFAULT_SHRINK_BUDGET:g})")
+                         f"the smallest found so far (default {DEFAULT_SHRINK_BUDGET:g}; 5 with "
+                         f"--hypothesis-profile explore)")
     group.addoption("--unresponsive-after", type=int, default=DEFAULT_UNRESPONSIVE_AFTER,
                     metavar="N",
                     help=f"after N tests of one engine time out or crash, report the engine's "

@@ -43,6 +43,7 @@ import hypothesis
 import pytest
 
 from .baseline import replays_evidence
+from .options import DEFAULT_SHRINK_BUDGET
 from .plugin import item_engine
 
 
@@ -111,11 +112,19 @@ def time_limit(seconds: float, hard: bool = False):
         yield
 
 
+# The shrink budget of a profile made for a quick first verdict, where --shrink-budget is not given.
+PROFILE_SHRINK_BUDGETS = {"explore": 5.0}
+
+
 def pytest_configure(config):
     if config.getoption("test_timeout") > 0 and not soft_limit_available():
         warnings.warn("--test-timeout: SIGALRM is not available here; tests have no time limit",
                       RuntimeWarning, stacklevel=1)
-    set_shrink_budget(config.getoption("shrink_budget"))
+    budget = config.getoption("shrink_budget")
+    if budget is None:
+        budget = PROFILE_SHRINK_BUDGETS.get(config.getoption("hypothesis_profile", None),
+                                            DEFAULT_SHRINK_BUDGET)
+    set_shrink_budget(budget)
 
 
 def set_shrink_budget(seconds: float) -> None:

@@ -141,7 +141,7 @@ class AbsBackward0(Node):
 
 
 def sgn(a):
-    """The sign, whose gradient is zero (GRAD-5), not absent."""
+    """The sign, whose gradient is zero, not absent."""
     return jvp(output(np.sign(a._array, out=...), record(SgnBackward0, a)), (a,), lambda da: da * 0)
 
 

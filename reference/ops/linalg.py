@@ -1,4 +1,4 @@
-"""Matrix products: matmul (mm, mv, dot), addmm and linear, as torch records them (GFN-1, GFN-2).
+"""Matrix products: matmul (mm, mv, dot), addmm and linear, as torch records them (GFN-1, MOD-14).
 
 Each side's gradient needs the other side only, so a node saves an operand only when the other one
 requires grad. In forward mode, the product rule: d(a @ b) = da @ b + a @ db (`jvp`).
@@ -73,7 +73,7 @@ class DotBackward0(Node):
 
 
 def addmm(bias, m1, m2):
-    """bias + m1 @ m2 in one node, as nn.Linear records it (GFN-2: AddmmBackward0)."""
+    """bias + m1 @ m2 in one node, as nn.Linear records it: AddmmBackward0 (MOD-14)."""
     x, y = m1._array, m2._array
     _check_matmul(x, y)
     out = x @ y
@@ -101,7 +101,7 @@ class AddmmBackward0(Node):
 
 
 def linear(x, weight, bias=None):
-    """x @ weight.T + bias as torch's F.linear records it: AddmmBackward0 over TBackward0 (GFN-2)."""
+    """x @ weight.T + bias as torch's F.linear records it: AddmmBackward0 over TBackward0 (MOD-14)."""
     if x._array.ndim != 2:
         flat = reshape(x, (-1, x._array.shape[-1]))
         return reshape(linear(flat, weight, bias), x._array.shape[:-1] + (weight._array.shape[0],))

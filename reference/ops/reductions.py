@@ -105,7 +105,7 @@ class MeanBackward1(Node):
 
 
 def mse_loss(a, b, reduction="mean"):
-    """mean((a - b)^2) in one node, as nn.MSELoss records it (GFN-2: MseLossBackward0)."""
+    """mean((a - b)^2) in one node, as nn.MSELoss records it: MseLossBackward0 (MOD-15)."""
     difference = a._array - b._array
     total = {"mean": np.mean, "sum": np.sum}.get(reduction, unchanged)
     out = unary(total(difference ** 2))
