@@ -77,3 +77,16 @@ def test_the_library_imports_only_itself_among_the_packages_modules(name):
     found = sorted(target for target in imports_of(project_modules()[name])
                    if target.startswith("autograd_conformance") and not target.startswith(LIBRARY))
     assert not found, f"{name} imports {found}"
+
+
+def test_the_entry_point_imports_nothing_heavy():
+    """pytest loads the entry point in every run of an environment where the package is
+    installed, a project's own tests included: it declares options and markers only; the runner,
+    hypothesis, NumPy, Jinja2 and the engines come when a conformance run starts."""
+    import subprocess
+    probe = ("import sys, autograd_conformance.pytest_plugin; "
+             "print(sorted({'hypothesis', 'numpy', 'jinja2', 'torch', "
+             "'autograd_conformance.runner.plugin'} & set(sys.modules)))")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]", run.stdout

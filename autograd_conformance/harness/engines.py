@@ -12,10 +12,7 @@ import importlib
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
 from .contract import CAPABILITIES, REQUIRED_OPS, missing_core_names
-from .ops import OPS
 
 SHORT_NAMES = {
     "torch": "autograd_conformance.adapters.torch_adapter",
@@ -50,6 +47,7 @@ class Engine:
     def to_numpy(self, tensor) -> np.ndarray:
         """A copy of `tensor`'s values as a NumPy array (a copy, so that later in-place
         accumulation in the engine cannot change what a test has read)."""
+        import numpy as np
         if self._to_numpy is not None:
             return np.array(self._to_numpy(tensor), copy=True)
         return np.array(tensor.detach().numpy(), copy=True)
@@ -118,6 +116,7 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         except Exception as error:  # noqa: BLE001
             raise EngineLoadError(f"engine {spec!r} on device {device!r}: "
                                   f"{type(error).__name__}: {error}") from None
+    from .ops import OPS   # NumPy: the names of the op set, only once an engine is loaded
     missing_ops = frozenset(getattr(adapter, "missing_ops", ()))
     unknown_ops = sorted(missing_ops - set(OPS))
     if unknown_ops:
