@@ -24,6 +24,11 @@ NO_GRAD_VIEW_MESSAGE = ("A view was created in no_grad mode and is being modifie
                         "grad mode enabled.")
 OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor "
                    "refers to a single memory location.")
+# VIEW-15: an in-place write into an expanded view, and what it writes (None: it raises).
+OVERLAP_CHANGES = {"add_": ("e.add_(1.0)", None), "mul_": ("e.mul_(2.0)", None),
+                   "div_": ("e.div_(2.0)", None), "copy_": ("e.copy_(torch.ones({sizes}))", None),
+                   "zero_": ("e.zero_()", 0.0), "fill_": ("e.fill_(2.0)", 2.0),
+                   "index assignment": ("e[{index}] = 7.0", 7.0)}
 VERSION_MESSAGE = ("one of the variables needed for gradient computation has been modified by an "
                    "inplace operation")
 
@@ -166,14 +171,27 @@ def test_view_of_a_transposed_tensor_raises_and_reshape_copies(engine, rows, col
 
 @behaviour("VIEW-15")
 @needs("inplace")
-@given(shape=shapes(), under_no_grad=st.booleans())
-def test_writing_into_an_expanded_view_raises(engine, shape, under_no_grad):
-    """Elements of an expanded tensor share memory: an in-place op on it raises, in no_grad too."""
+@given(shape=shapes(), under_no_grad=st.booleans(), change=st.sampled_from(sorted(OVERLAP_CHANGES)))
+def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
+    """Elements of an expanded tensor e = x.expand(2, ...) share memory with x (which requires no
+    grad): the in-place ops that check for overlap refuse e, in no_grad too, while zero_(),
+    fill_() and index assignment write through to x (e[0, ...] = 7.0 changes both rows)."""
     sizes = (2,) + shape
     script = Script(engine)
-    script.run(f"e = torch.zeros({shape}).expand({sizes})")
-    code = "e.add_(1.0)"
-    script.raises("with torch.no_grad():\n    " + code if under_no_grad else code, OVERLAP_MESSAGE)
+    script.run(f"x = torch.zeros({shape})", f"e = x.expand({sizes})")
+    code, written = OVERLAP_CHANGES[change]
+    code = code.format(index=(0,) * len(sizes), sizes=sizes)
+    block = "with torch.no_grad():\n    " + code if under_no_grad else code
+    if written is None:
+        script.raises(block, OVERLAP_MESSAGE)
+        return
+    script.run(block)
+    expected = np.zeros(shape) + (2.0 if change == "fill_" else 0.0)
+    if change == "index assignment":
+        expected.flat[0] = 7.0
+    script.check_close("x", expected, dtype="float32", oracle=f"x after e.{code}")
+    script.check_close("e", np.broadcast_to(expected, sizes), dtype="float32",
+                       oracle=f"e after e.{code}")
 
 
 # ----- in-place through views of leaves and of views taken under no_grad ----------------------

@@ -241,3 +241,17 @@ def test_arguments_it_cannot_honour_are_refused_not_ignored():
     with pytest.raises(NotImplementedError, match="reverse mode only"):
         ag.autograd.functional.hessian(lambda t: (t * t).sum(), x,
                                        outer_jacobian_strategy="forward-mode")
+
+
+def test_a_recorded_write_through_an_expanded_view_is_refused_not_guessed():
+    """torch's backward through zero_(), fill_() or index assignment into an expanded view that
+    is recorded depends on the view's strides (it refuses some); the reference records none of
+    them and says so, while the unrecorded writes go through (VIEW-15)."""
+    y = ag.ones(3, requires_grad=True) * 2.0
+    for write in (lambda e: e.zero_(), lambda e: e.fill_(2.0),
+                  lambda e: e.__setitem__(0, ag.tensor([7.0, 7.0, 7.0]))):
+        with pytest.raises(NotImplementedError, match="does not record a write into a view"):
+            write(y.expand(2, 3))
+    with ag.no_grad():
+        y.expand(2, 3).fill_(5.0)
+    assert y.tolist() == [5.0, 5.0, 5.0]

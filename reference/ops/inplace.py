@@ -25,24 +25,27 @@ OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory "
     "location. Please clone() the tensor before performing the operation.")
 FORWARD_AD_MESSAGE = "reference: forward-mode AD through in-place ops is not supported"
+OVERLAP_RECORDED_MESSAGE = ("the reference engine does not record a write into a view whose "
+                            "elements share memory (an expanded view)")
 INPLACE_INFERENCE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
     "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
 )
 
 
-def _check_inplace(a, leaf_message, *operands):
-    """torch's refusals, in its words: a view whose elements share memory (VIEW-15, in no_grad
-    too); inference tensors (MODE-7); in grad mode, a view taken under no_grad that the op would
-    record (VIEW-13, VIEW-14), and requiring leaves and their views (INP-1, VIEW-6, VIEW-7, MSG-6),
-    parameters (MOD-12) and index assignment (INP-3) included. A leaf that does not require grad,
-    and under no_grad one that does, may be modified in place (INP-4, MODE-3). The reference has no
-    forward-mode rule for in-place ops: it refuses them on tensors with a tangent rather than leave
-    a stale one."""
+def _check_inplace(a, leaf_message, *operands, overlap_checked=True):
+    """torch's refusals, in its words: for the ops that check for overlap (all but zero_(),
+    fill_() and index assignment, `overlap_checked`), a view whose elements share memory (VIEW-15,
+    in no_grad too); inference tensors (MODE-7); in grad mode, a view taken under no_grad that the
+    op would record (VIEW-13, VIEW-14), and requiring leaves and their views (INP-1, VIEW-6,
+    VIEW-7, MSG-6), parameters (MOD-12) and index assignment (INP-3) included. A leaf that does
+    not require grad, and under no_grad one that does, may be modified in place (INP-4, MODE-3).
+    The reference has no forward-mode rule for in-place ops: it refuses them on tensors with a
+    tangent rather than leave a stale one."""
     if any(isinstance(x, Tensor) and tangent(x) is not None for x in (a, *operands)):
         raise NotImplementedError(FORWARD_AD_MESSAGE)
     view = a._view
-    if view is not None and view.overlaps():
+    if overlap_checked and view is not None and view.overlaps():
         raise RuntimeError(OVERLAP_MESSAGE)
     if a._inference and not _state.inference:
         raise RuntimeError(INPLACE_INFERENCE_MESSAGE)
@@ -54,6 +57,14 @@ def _check_inplace(a, leaf_message, *operands):
             raise RuntimeError(leaf_message)
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+
+
+def _unrecorded_if_overlapping(a, *operands):
+    """zero_(), fill_() and index assignment write through a view whose elements share memory
+    (VIEW-15), but the reference records no such write: torch's backward through one depends on
+    the view's strides (it refuses some), and the reference does not pretend to know which."""
+    if a._view is not None and a._view.overlaps() and recording(a, *operands):
+        raise NotImplementedError(OVERLAP_RECORDED_MESSAGE)
 
 
 def _snapshot(a):
@@ -120,8 +131,10 @@ def div_(a, other):
 
 def fill_(a, value):
     """zero_() and fill_(value): ZeroBackward0 or FillBackward2, the old value gets no gradient.
-    On a `.grad` (a leaf that does not require grad) zero_() zeros the gradient in place (ACC-6)."""
-    _check_inplace(a, LEAF_MESSAGE)
+    On a `.grad` (a leaf that does not require grad) zero_() zeros the gradient in place (ACC-6).
+    Into a view whose elements share memory it writes through (VIEW-15)."""
+    _check_inplace(a, LEAF_MESSAGE, overlap_checked=False)
+    _unrecorded_if_overlapping(a)
     node = record(ZeroBackward0 if value == 0 else FillBackward2, a)
     a._array[...] = value_of(value)
     _rebase(a, node)
@@ -178,7 +191,9 @@ def index_put(a, key, value):
     elif isinstance(key, tuple):
         key = tuple(k._array if isinstance(k, Tensor) else k for k in key)
     value = as_operand(value)
-    _check_inplace(a, VIEW_OF_LEAF_MESSAGE, value)  # INP-3: refused on a leaf that requires grad
+    # INP-3: refused on a leaf that requires grad; no overlap check (VIEW-15)
+    _check_inplace(a, VIEW_OF_LEAF_MESSAGE, value, overlap_checked=False)
+    _unrecorded_if_overlapping(a, value)
     node = record(CopySlices, a, value)
     if node is not None:
         positions = np.arange(a._array.size).reshape(a._array.shape)[key]

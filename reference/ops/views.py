@@ -164,7 +164,15 @@ def expand(a, sizes):
     node = record(ExpandBackward0, a)
     if node is not None:
         node.meta = meta(a)
-    return view_of(a, np.broadcast_to(x, shape), node, lambda p: np.broadcast_to(p, shape))
+    return view_of(a, _broadcast(x, shape), node, lambda p: np.broadcast_to(p, shape))
+
+
+def _broadcast(x, shape):
+    """x broadcast to `shape` in x's own memory, writable where x is: a write into an element
+    lands in x, once for all the elements that share it. Only the in-place ops that check for
+    overlap refuse such a view (VIEW-15); zero_(), fill_() and index assignment write through."""
+    strides = np.broadcast_to(x, shape).strides
+    return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
 
 
 class ExpandBackward0(Node):

@@ -185,6 +185,18 @@ def reference_expanded_views_unchecked():
     views.View.overlaps = lambda self: False
 
 
+@mutant("VIEW-15")
+def reference_expanded_views_refuse_every_write():
+    """Every in-place op checks for overlap: zero_(), fill_() and index assignment refuse an
+    expanded view too (the catalog's rule before 2026-11-27) instead of writing through."""
+    def _always(check):
+        def checked(a, leaf_message, *operands, overlap_checked=True):
+            return check(a, leaf_message, *operands, overlap_checked=True)
+        return checked
+
+    _reference.replace(inplace, "_check_inplace", _always)
+
+
 @mutant("VIEW-16")
 def reference_detach_base_detaches_views():
     """detach_() counts as a change of the base's storage, and a view that follows its base takes
