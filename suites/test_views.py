@@ -186,7 +186,7 @@ def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
         script.raises(block, OVERLAP_MESSAGE)
         return
     script.run(block)
-    expected = np.zeros(shape) + (2.0 if change == "fill_" else 0.0)
+    expected = np.full(shape, 2.0 if change == "fill_" else 0.0)   # an array, 0-d ones too
     if change == "index assignment":
         expected.flat[0] = 7.0
     script.check_close("x", expected, dtype="float32", oracle=f"x after e.{code}")
