@@ -1,6 +1,7 @@
-"""Gradient values per op: each op of the op set, alone on leaves, matches central finite
-differences in float64 (gradcheck-style), plus torch's conventions at awkward points: relu and abs
-at 0, a tensor power's zero base, pow with negative bases and integer exponents (OP-*, GRAD-6)."""
+"""Gradient values per op: each op of the op set, alone on leaves, matches the analytic float64
+vector-Jacobian product (harness/ops.py, which tests/test_oracles.py checks against central finite
+differences, gradcheck-style), plus torch's conventions at awkward points: relu and abs at 0, a
+tensor power's zero base, pow with negative bases and integer exponents (OP-*, GRAD-6)."""
 
 import numpy as np
 import pytest
