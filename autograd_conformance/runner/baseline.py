@@ -195,20 +195,19 @@ class KnownGapStillShows(AssertionError):
 
 
 def replay_evidence(evidence: list[Reproducer], engine) -> None:
-    """Raise KnownGapStillShows, carrying the reproducers that still fail, unless all run to their
-    end."""
-    failing = [found for found in (replay(reproducer, engine) for reproducer in evidence) if found]
-    if failing:
-        error = KnownGapStillShows(f"{len(failing)} of {len(evidence)} recorded reproducers still "
-                                   f"fail; the first: {failing[0].error}")
-        setattr(error, REPRODUCER, failing[0])
-        if len(failing) > 1:
-            error = ExceptionGroup(str(error), [error] + [_carrying(found) for found in failing[1:]])
-        raise error
+    """Raise KnownGapStillShows for each recorded reproducer that still fails (an exception group
+    for several), carrying it as it fails now; return if all run to their end."""
+    errors = [_carrying(found) for found in (replay(reproducer, engine) for reproducer in evidence)
+              if found is not None]
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ExceptionGroup(f"{len(errors)} of {len(evidence)} recorded reproducers still fail",
+                             errors)
 
 
 def _carrying(reproducer: Reproducer) -> KnownGapStillShows:
-    error = KnownGapStillShows(reproducer.error)
+    error = KnownGapStillShows(f"the known gap still shows: {reproducer.error}")
     setattr(error, REPRODUCER, reproducer)
     return error
 
