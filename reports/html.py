@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..harness.catalog import LEVELS, load_catalog, load_seeds
+from ..harness.catalog import LEVELS, load_catalog, load_deviations, load_seeds
 from ..runner.watchdog import NOT_RUN
 from .render import TEMPLATES, environment
 
@@ -40,6 +40,8 @@ def render_report(run, results, matrix, summaries, durations, errors) -> str:
     return environment().get_template("report.html.j2").render(
         run=run, info=_info(run), summaries=list(summaries.values()), levels=list(run["levels"]),
         engines=[e["name"] for e in run["engines"]], areas=areas, seeds=_cited_seeds(areas),
+        deviations=[load_deviations()[row["id"]] for _, rows in areas for row in rows
+                    if row["deviation"]],
         failed=[r for r in records if r.outcome == "failed"],
         fixed=[r for r in records if r.outcome == "xpassed"],
         gaps=[r for r in records if r.outcome == "xfailed"], errors=errors,
@@ -95,6 +97,7 @@ def _areas(run, matrix) -> list[tuple[str, list[dict]]]:
         by_area.setdefault(info.area if info else "other", []).append({
             "id": behaviour, "level": info.level if info else LEVELS[-1],
             "rule": info.rule if info else "", "sources": _sources(info.source if info else ""),
+            "deviation": behaviour in load_deviations(),
             "failing": any(cell.state in ("failed", "error", "cancelled", "xfailed")
                            for cell in row.values()),
             "cells": [_cell(row.get(engine)) for engine in engines]})

@@ -114,3 +114,20 @@ def test_the_reference_engine_names_only_catalog_behaviours():
     unknown = {id_: places for id_, places in reference_by_behaviour().items()
                if id_ not in load_catalog().behaviours}
     assert not unknown, f"reference/ names behaviour IDs the catalog lacks: {unknown}"
+
+
+def test_each_recorded_deviation_of_torch_still_shows_on_torch():
+    """suites/deviations.toml: every script runs to its end on the installed torch (its last lines
+    assert what torch 2.13 does instead of what it documents), and names a catalog behaviour.
+    When torch stops departing, its script fails here, and the rule's carve-out can go."""
+    from autograd_conformance.harness.catalog import load_deviations
+    deviations = load_deviations()
+    assert deviations and set(deviations) <= set(load_catalog().behaviours)
+    for behaviour, deviation in deviations.items():
+        exec(compile(deviation.script, f"<deviation of {behaviour}>", "exec"), {})
+
+
+def test_the_deviations_page_is_up_to_date():
+    from tools.catalog_page import DEVIATIONS_PAGE, render_deviations
+    assert DEVIATIONS_PAGE.read_text(encoding="utf-8") == render_deviations(), (
+        "docs/torch-deviations.md is stale: run python -m tools.catalog_page")

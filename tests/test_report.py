@@ -316,3 +316,13 @@ def test_the_seed_posts_a_behaviour_cites_are_listed_in_the_report():
     assert '<a href="#seed-002_9dd03d232cc2502c.txt">seeds/002_9dd03d232cc2502c.txt</a>' in page
     assert '<dt id="seed-002_9dd03d232cc2502c.txt">' in page
     assert "小白學PyTorch | 動態圖與靜態圖的淺顯理解" in page
+
+
+def test_the_report_shows_where_torch_departs_for_the_behaviours_it_checked():
+    record = TestRecord("suites/test_layout.py::test_x[torch]", engine="torch",
+                        behaviours=["ACC-5"])
+    page = fake_run([record])
+    assert '<a href="#deviation-ACC-5">(where torch 2.13 departs)</a>' in page
+    assert '<section class="deviation" id="deviation-ACC-5">' in page
+    assert "x.view(3).backward(g)" in page
+    assert "deviation-HOOK-19" not in page   # a behaviour the run did not check

@@ -3,23 +3,28 @@ and source, the tests that check it (their `@behaviour` markers) and the referen
 it true (the functions and classes of reference/ that name its ID), so that a reader goes from a
 rule to its tests and to an implementation of it.
 
-Run `python -m tools.catalog_page` after editing the catalog, a suite's markers or a reference
-docstring; tests/test_catalog.py fails while the page is out of date.
+Also docs/torch-deviations.md, from suites/deviations.toml: where torch 2.13 departs from its
+documentation, with the script that shows it.
+
+Run `python -m tools.catalog_page` after editing the catalog, the deviations, a suite's markers or
+a reference docstring; tests/test_catalog.py fails while a page is out of date.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import textwrap
 from collections import defaultdict
 from pathlib import Path
 
-from autograd_conformance.harness.catalog import LEVELS, load_catalog
+from autograd_conformance.harness.catalog import LEVELS, load_catalog, load_deviations
 from autograd_conformance.suites import tests_by_behaviour
 
 ROOT = Path(__file__).resolve().parent.parent
 
 PAGE = ROOT / "docs" / "catalog.md"
+DEVIATIONS_PAGE = ROOT / "docs" / "torch-deviations.md"
 ID = re.compile(r"\b[A-Z]+-\d+\b")
 
 
@@ -92,6 +97,29 @@ def render() -> str:
     return "\n".join(lines)
 
 
+def render_deviations() -> str:
+    """docs/torch-deviations.md: each departure of torch 2.13 from its documentation, with the rule
+    that keeps the promise and the script that shows the departure."""
+    catalog = load_catalog().behaviours
+    lines = [
+        "# Where torch 2.13 departs from what it documents",
+        "",
+        "Generated from `suites/deviations.toml` by `python -m tools.catalog_page`; do not edit.",
+        "The catalog's rule keeps the promise; its test steps around torch's departure, so that",
+        "torch passes the suite and no engine fails for doing what the documentation says. Each",
+        "script runs to its end on torch 2.13.0 (its last lines assert what torch does;",
+        "tests/test_catalog.py runs them): findings for engine authors and for PyTorch alike.",
+        "",
+    ]
+    for deviation in load_deviations().values():
+        lines += [f"## {deviation.behaviour}: {deviation.title}", "",
+                  f"Rule {deviation.behaviour}: {catalog[deviation.behaviour].rule}", "",
+                  textwrap.fill(deviation.what, width=100), "",
+                  "```python", deviation.script.strip(), "```", ""]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
-    PAGE.write_text(render(), encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)}")
+    for page, text in ((PAGE, render()), (DEVIATIONS_PAGE, render_deviations())):
+        page.write_text(text, encoding="utf-8")
+        print(f"wrote {page.relative_to(ROOT)}")

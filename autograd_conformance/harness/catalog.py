@@ -10,6 +10,7 @@ from functools import cache
 
 CATALOG = importlib.resources.files("autograd_conformance.suites") / "catalog.toml"
 SEEDS = importlib.resources.files("autograd_conformance.suites") / "seeds.toml"
+DEVIATIONS = importlib.resources.files("autograd_conformance.suites") / "deviations.toml"
 LEVELS = ("core", "extended", "strict")
 
 
@@ -62,3 +63,18 @@ def load_seeds() -> dict[str, Seed]:
     """The seed posts the catalog cites as `seeds/<file>`, by file (suites/seeds.toml)."""
     data = tomllib.loads(SEEDS.read_text(encoding="utf-8"))
     return {entry["file"]: Seed(**entry) for entry in data["seed"]}
+
+
+@dataclass(frozen=True)
+class Deviation:
+    behaviour: str  # the rule that keeps the promise torch 2.13 breaks
+    title: str
+    what: str
+    script: str     # shows the departure on torch 2.13: it runs to its end there
+
+
+@cache
+def load_deviations() -> dict[str, Deviation]:
+    """Where torch 2.13 departs from its documentation, by behaviour (suites/deviations.toml)."""
+    data = tomllib.loads(DEVIATIONS.read_text(encoding="utf-8"))
+    return {entry["behaviour"]: Deviation(**entry) for entry in data["deviation"]}
