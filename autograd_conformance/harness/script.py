@@ -4,9 +4,10 @@ script, so that the reproducer of a failing example is exactly what ran, with it
 A `Script` executes Python source in a namespace where `torch` is the engine's torch-like
 namespace (the adapter). What it keeps prints as a complete program: under real torch it runs to
 its end, every check passing; with `torch = <adapter>` bound after the import, it fails at the
-check that failed in the suite. A check that fails carries its script as a note on the exception
-(`Reproducer (torch script) ...`), so that each distinct failure of a test keeps its own
-reproducer, attributed to the behaviour whose check failed; the report reads it from there.
+check that failed in the suite, or at the statement where the engine raised. A failure carries its
+script (a `Reproducer`: the script, its error, whether a check failed and whose) and, for pytest's
+output, a note, so that each distinct failure of a test keeps its own reproducer; the report reads
+it from there, and a baseline keeps it as the evidence of a known gap (`replay`).
 
 Whoever runs the tests may listen to the scripts (`listening`): the runner keeps a test's last
 script for the report and journals every step, in case the engine takes the process down. The
@@ -17,12 +18,12 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import functools
 import linecache
 import sys
 import textwrap
 import traceback
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -58,6 +59,7 @@ def assert_close(actual, expected, rtol, atol_scale, what, magnitude=0.0):
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
         f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
 '''
+HEADER = IMPORTS + PRELUDE + "\n\n"   # what every reproducer starts with
 _PRELUDE_NAME = "<reproducer prelude>"
 _PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
 linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
@@ -218,7 +220,7 @@ class Script:
 
     # -- the printed script ----------------------------------------------------------------------
     def text(self) -> str:
-        return IMPORTS + PRELUDE + "\n\n" + "\n".join(self.lines) + "\n"
+        return HEADER + "\n".join(self.lines) + "\n"
 
     def _execute(self, source: str, behaviour: str | None = None, *, check: bool = False) -> None:
         __tracebackhide__ = True
@@ -329,7 +331,6 @@ def _file_name(path: str) -> str:
     return Path(path).name
 
 
-HEADER = IMPORTS + PRELUDE + "\n\n"   # what every reproducer starts with
 _REPLAY_NAME = "<recorded reproducer>"
 
 
