@@ -51,8 +51,10 @@ def jvp(out, inputs, *rules):
     Jacobian-vector product, the sum over the inputs that have a tangent t of rule(t), each
     input's rule being the op's derivative with respect to it applied to t (broadcast to out's
     shape where the op broadcast that input). Inputs without one (constants, Python numbers) add
-    nothing. Only floating-point results carry a tangent, of their own shape and dtype."""
-    if state.level is None or _modes.inference or out._array.dtype.kind != "f":
+    nothing. Only floating-point and complex results carry a tangent, of their own shape, in
+    their dtype or the rules' results' where that is wider (a float64 or complex tangent of a
+    float32 primal stays float64 or complex, as torch keeps it: FWD-4, FWD-6)."""
+    if state.level is None or _modes.inference or out._array.dtype.kind not in "fc":
         return out
     given = [(rule, tangent(x)) for x, rule in zip(inputs, rules) if isinstance(x, Tensor)]
     given = [(rule, t._array) for rule, t in given if t is not None]
@@ -60,7 +62,8 @@ def jvp(out, inputs, *rules):
         return out
     shape = out._array.shape
     total = sum(np.broadcast_to(rule(t), shape) for rule, t in given)
-    set_tangent(out, make(np.array(total, dtype=out._array.dtype)))  # a copy: shares no memory
+    dtype = np.result_type(out._array.dtype, np.asarray(total).dtype)
+    set_tangent(out, make(np.array(total, dtype=dtype)))  # a copy: shares no memory
     return out
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import held_constant
+from autograd_conformance.harness.complex_programs import REAL_DTYPE, complex_literal, complex_values
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   analytic_jacobian, central_difference_jacobian)
 from autograd_conformance.harness.script import Script, literal, tensor_literal
@@ -119,10 +120,13 @@ def test_make_dual_needs_an_open_level_and_levels_do_not_nest(engine, data):
 @given(data=st.data())
 def test_unpack_dual_gives_the_primal_and_the_tangent(engine, data):
     """unpack_dual(make_dual(x, v)) is a named pair: .primal (also [0]) has x's values and no
-    tangent of its own, .tangent (also [1]) is v; the dual tensor has x's values, shape, dtype."""
+    tangent of its own, .tangent (also [1]) is v itself, in v's dtype also where that is not x's
+    (the tangent is kept as given); the dual tensor has x's values, shape and dtype."""
     dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    tangent_dtype = data.draw(float_dtypes(engine), label="tangent dtype")
     script = Script(engine)
-    _define_pair(script, dtype, primal, tangent)
+    script.run(FORWARD_AD, f"x = {tensor_literal(primal, dtype)}",
+               f"v = {tensor_literal(tangent, tangent_dtype)}")
     script.run("with fwAD.dual_level():",
                "    d = fwAD.make_dual(x, v)",
                "    unpacked = fwAD.unpack_dual(d)",
@@ -131,10 +135,12 @@ def test_unpack_dual_gives_the_primal_and_the_tangent(engine, data):
                  "unpack_dual returned {type(unpacked)}, not a pair")
     script.check("unpacked.primal is unpacked[0] and unpacked.tangent is unpacked[1]",
                  "unpack_dual's fields primal and tangent are not its items 0 and 1")
-    script.check("unpacked.tangent is not None", "the dual tensor has no tangent")
-    script.check(f"unpacked.tangent.dtype == torch.{dtype} and d.dtype == torch.{dtype} "
+    script.check("unpacked.tangent is v", "the tangent unpack_dual gives is not the tensor v "
+                 "given to make_dual", show=("unpacked.tangent",))
+    script.check(f"unpacked.tangent.dtype == torch.{tangent_dtype} and d.dtype == torch.{dtype} "
                  f"and unpacked.primal.dtype == torch.{dtype}",
-                 f"the dual tensor, its primal and its tangent are not all {dtype}",
+                 f"the dual tensor and its primal are not both {dtype}, or its tangent is not "
+                 f"{tangent_dtype}",
                  show=("d.dtype", "unpacked.primal.dtype", "unpacked.tangent.dtype"))
     for name, expected in (("d", "x"), ("unpacked.primal", "x"), ("unpacked.tangent", "v")):
         script.check(f"tuple({name}.shape) == tuple({expected}.shape) "
@@ -142,6 +148,24 @@ def test_unpack_dual_gives_the_primal_and_the_tangent(engine, data):
                      f"{name} does not have the shape and values of {expected}",
                      show=(f"to_numpy({name}).tolist()", f"to_numpy({expected}).tolist()"))
     script.check("primals_tangent is None", "the primal unpack_dual gave has a tangent of its own")
+
+
+@behaviour("FWD-2")
+@needs("inplace")
+@given(data=st.data())
+def test_a_dual_tensor_aliases_its_primal(engine, data):
+    """make_dual(x, v) shares x's memory: an in-place change of x (which requires no grad) shows
+    in the dual tensor and in the primal unpack_dual gives."""
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.run("with fwAD.dual_level():",
+               "    d = fwAD.make_dual(x, v)",
+               "    x.add_(1.0)",
+               "    changed, changed_primal = to_numpy(d), to_numpy(fwAD.unpack_dual(d).primal)")
+    expected = (primal.astype(dtype) + 1).astype(dtype)
+    for name in ("changed", "changed_primal"):
+        script.check_close(name, expected, dtype=dtype, oracle="x's values after x.add_(1.0)")
 
 
 @behaviour("FWD-2", "FWD-4")
@@ -413,6 +437,31 @@ def test_make_dual_refuses_a_tangent_of_another_shape(engine, data):
     script = Script(engine)
     _define_pair(script, dtype, primal, tangent)
     script.raises(f"with fwAD.dual_level():\n    fwAD.make_dual(x, v)  # {tuple(primal.shape)} and {other}")
+
+
+@behaviour("FWD-6")
+@needs("complex")
+@given(data=st.data(), dtype=st.sampled_from(["complex64", "complex128"]),
+       which=st.sampled_from(["primal", "tangent", "both"]))
+def test_make_dual_accepts_complex_primals_and_tangents(engine, data, dtype, which):
+    """Complex tensors are accepted as primals and as tangents (only dtypes that are neither
+    floating point nor complex are refused): twice the dual tensor has the tangent 2 v."""
+    shape = data.draw(shapes(), label="shape")
+    primal, tangent = (data.draw(complex_values(shape, dtype), label=name)
+                       for name in ("primal", "tangent"))
+    script = Script(engine)
+    for name, array, is_complex in (("x", primal, which != "tangent"),
+                                    ("v", tangent, which != "primal")):
+        literal_ = complex_literal(array) if is_complex else literal(array.real)
+        script.run(f"{name} = torch.tensor({literal_}, "
+                   f"dtype=torch.{dtype if is_complex else REAL_DTYPE[dtype]})")
+    script.run(FORWARD_AD, "with fwAD.dual_level():",
+               "    tangent = fwAD.unpack_dual(fwAD.make_dual(x, v) * 2).tangent")
+    script.check("tangent is not None", "twice the dual tensor has no tangent")
+    expected = 2 * (tangent if which != "primal" else tangent.real)
+    for part, take in (("real", np.real), ("imag", np.imag)):
+        script.check_close(f"to_numpy(tangent).{part}", take(expected), dtype=REAL_DTYPE[dtype],
+                           oracle="2 v")
 
 
 @behaviour("FWD-6")

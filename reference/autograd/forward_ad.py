@@ -41,13 +41,13 @@ class dual_level:  # noqa: N801 - torch's name
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` (FWD-10: gradients flow through it to `tensor`) that carries `tangent`.
 
-    Only inside a level (FWD-1); the primal and the tangent must be floating point (ValueError)
-    and of one shape (FWD-6). The tangent is kept as it is given (FWD-2). Under inference_mode
+    Only inside a level (FWD-1); the primal and the tangent must be floating point or complex
+    (ValueError) and of one shape (FWD-6). The tangent is kept as it is given (FWD-2). Under inference_mode
     the view gets no tangent (FWD-9)."""
     if dual.state.level is None:
         raise RuntimeError(NO_LEVEL_MESSAGE)
     for role, t in (("primal", tensor), ("tangent", tangent)):
-        if not t.is_floating_point():
+        if not (t.is_floating_point() or t.is_complex()):
             raise ValueError(f"Expected {role} to be floating point or complex, but got: torch.{t.dtype.name}")
     if tangent.shape != tensor.shape:
         raise RuntimeError(

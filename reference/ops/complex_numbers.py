@@ -13,6 +13,7 @@ them.
 import numpy as np
 
 from .. import dtypes
+from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import Tensor
 from .common import cast, conj as conjugate, output
@@ -28,7 +29,7 @@ def complex(real, imag):  # noqa: A001 - torch's name
     node = record(ComplexBackward0, real, imag)
     if node is not None:
         node.metas = (x.shape, y.shape)
-    return output(out, node)
+    return jvp(output(out, node), (real, imag), lambda dx: dx, lambda dy: 1j * dy)
 
 
 class ComplexBackward0(Node):
@@ -65,7 +66,7 @@ def _part(z, take, part):
     node = record(SelectBackward0, z)
     if node is not None:
         node.part, node.dtype = part, z._array.dtype
-    return output(np.array(take(z._array)), node)
+    return jvp(output(np.array(take(z._array)), node), (z,), take)
 
 
 class SelectBackward0(Node):
@@ -83,7 +84,7 @@ def conj(z):
     """The complex conjugate; a real tensor is returned as it is, like torch."""
     if not _is_complex(z):
         return z
-    return output(np.conj(z._array), record(ConjBackward0, z))
+    return jvp(output(np.conj(z._array), record(ConjBackward0, z)), (z,), np.conj)
 
 
 class ConjBackward0(Node):

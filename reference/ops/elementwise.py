@@ -128,7 +128,15 @@ class SqrtBackward0(ResultNode):
 
 def abs(a):
     out = output(np.abs(a._array, out=...), record(AbsBackward0, a), a)
-    return jvp(out, (a,), lambda da: da * np.sign(a._array))
+    return jvp(out, (a,), lambda da: _abs_tangent(a._array, da))
+
+
+def _abs_tangent(a, da):
+    """d|a| along da: sign(a) da for real a; Re(conj(a) da) / |a| for complex a (0 at 0)."""
+    if a.dtype.kind != "c":
+        return da * np.sign(a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(a == 0, 0.0, np.real(np.conj(a) * da) / np.abs(a))
 
 
 class AbsBackward0(Node):

@@ -55,6 +55,33 @@ def reference_unpack_dual_plain_tuple():
     _reference.replace(forward_ad, "unpack_dual", _plain)
 
 
+@mutant("FWD-2")
+def reference_make_dual_casts_the_tangent():
+    """make_dual casts a tangent of another dtype to the primal's (a float64 tangent of a float32
+    primal becomes a float32 copy): right whenever the dtypes agree."""
+    def _casting(make_dual):
+        def make_dual_in_the_primals_dtype(tensor, tangent, *, level=None):
+            if tangent.dtype != tensor.dtype:
+                tangent = tangent.to(tensor.dtype)
+            return make_dual(tensor, tangent, level=level)
+        return make_dual_in_the_primals_dtype
+
+    _reference.replace(forward_ad, "make_dual", _casting)
+
+
+@mutant("FWD-2")
+def reference_make_dual_copies_its_primal():
+    """The dual tensor is a differentiable copy of x (clone) instead of a view: its values, its
+    tangent and the gradients through it are right, but a later in-place change of x does not
+    show in it."""
+    def _copying(make_dual):
+        def make_dual_of_a_copy(tensor, tangent, *, level=None):
+            return make_dual(tensor.clone(), tangent, level=level)
+        return make_dual_of_a_copy
+
+    _reference.replace(forward_ad, "make_dual", _copying)
+
+
 @mutant("FWD-3")
 def reference_missing_tangents_as_zeros():
     """Inside a level, unpack_dual of a tensor without a tangent gives zeros instead of None, as an
@@ -128,6 +155,21 @@ def reference_make_dual_accepts_integers():
         return make_dual_of_any_dtype
 
     _reference.replace(forward_ad, "make_dual", _unchecked)
+
+
+@mutant("FWD-6")
+def reference_make_dual_refuses_complex():
+    """make_dual accepts floating-point primals and tangents only, refusing complex ones with the
+    ValueError it gives integers (the catalog's rule before 2026-11-27)."""
+    def _real_only(make_dual):
+        def make_dual_of_reals(tensor, tangent, *, level=None):
+            for role, t in (("primal", tensor), ("tangent", tangent)):
+                if t.is_complex():
+                    raise ValueError(f"Expected {role} to be floating point, but got: {t.dtype}")
+            return make_dual(tensor, tangent, level=level)
+        return make_dual_of_reals
+
+    _reference.replace(forward_ad, "make_dual", _real_only)
 
 
 @mutant("FWD-7")
