@@ -494,6 +494,38 @@ def test_strict_refuses_second_derivatives_of_a_linear_function(engine, which, d
                            oracle="zeros: a linear function")
 
 
+@behaviour("FUNC-6")
+@needs(*FUNCTIONAL)
+@given(data=st.data())
+def test_strict_refuses_a_constant_jacobian_under_create_graph(engine, data):
+    """A function of linear ops has a Jacobian that does not depend on its inputs: strict
+    jacobian gives it, the analytic one, while strict jacobian with create_graph=True raises
+    RuntimeError, as create_graph could not differentiate it."""
+    program = data.draw(programs(engine, ops=LINEAR_OPS, output="any"), label="linear program")
+    fn = data.draw(functions(program), label="function")
+    script = Script(engine)
+    _define(script, fn)
+    script.raises(f"{F}.jacobian(function, inputs, strict=True, create_graph=True)")
+    script.run(f"jacobian = {F}.jacobian(function, inputs, strict=True)")
+    _check_jacobian(script, "jacobian", fn)
+
+
+@behaviour("FUNC-6")
+@needs(*FUNCTIONAL)
+@pytest.mark.parametrize("which", ("jacobian", "hessian"))
+@given(data=st.data())
+def test_strict_and_vectorize_are_refused_together(engine, which, data):
+    """strict=True together with vectorize=True raises RuntimeError for any function, one that
+    strict accepts too (its derivatives depend on every input)."""
+    program = data.draw(twice_differentiable(engine) if which == "hessian"
+                        else programs(engine, output="any"), label="program")
+    fn = data.draw(functions(program), label="function")
+    script = Script(engine)
+    _define(script, fn)
+    script.run(f"accepted = {F}.{which}(function, inputs, strict=False, vectorize=True)")
+    script.raises(f"{F}.{which}(function, inputs, strict=True, vectorize=True)")
+
+
 # -- FUNC-7: create_graph --------------------------------------------------------------------------
 
 # Every tensor of a (nested) result.

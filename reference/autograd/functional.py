@@ -111,6 +111,17 @@ def _finish(tensors, create_graph):
     return tuple(t if create_graph else t.detach() for t in tensors)
 
 
+def _finish_derivatives(derivatives, create_graph, strict, what="jacobian"):
+    """The derivatives as _finish gives them; strict=True with create_graph=True refuses one that
+    does not depend on the inputs (a linear function's jacobian, a quadratic one's hessian), as
+    its graph would be empty (FUNC-6)."""
+    for i, d in enumerate(derivatives):
+        if strict and create_graph and not d.requires_grad:
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. "
+                               "This is not allowed in strict mode when create_graph=True.")
+    return _finish(derivatives, create_graph)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): one backward pass from the outputs with v (FUNC-1)."""
     inputs_tuple, inputs = _as_tuple(inputs)
@@ -118,7 +129,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     outputs_tuple, outputs = _call(func, inputs, strict)
     vectors = _vectors(v, outputs, outputs_tuple, OUTPUT_RETURNS, create_graph)
     vjps = _zeros_where_none(_vjps(outputs, inputs, vectors, create_graph), inputs, strict, INDEPENDENT_OUTPUT)
-    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(vjps, create_graph), inputs_tuple)
+    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish_derivatives(vjps, create_graph, strict), inputs_tuple)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -139,7 +150,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     jvps = _zeros_where_none(_vjps(g, dummies, vectors, create_graph), outputs, strict,
                              "The gradient with respect to the input is independent of entry {} in the grad_outputs "
                              "when using the double backward trick to compute forward mode gradients." + STRICT)
-    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish(jvps, create_graph), outputs_tuple)
+    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish_derivatives(jvps, create_graph, strict), outputs_tuple)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -178,7 +189,8 @@ def _blocks(i, out, inputs, create_graph, strict, vectorize):
                      for j in range(len(inputs)))
     message = f"Output {i} of the user-provided function is independent of input {{}}." + STRICT
     rows = _zeros_where_none(rows, inputs, strict, message, lead=(size,))
-    return _finish(tuple(r.reshape(out.shape + x.shape) for r, x in zip(rows, inputs)), create_graph)
+    return _finish_derivatives(tuple(r.reshape(out.shape + x.shape) for r, x in zip(rows, inputs)), create_graph,
+                               strict)
 
 
 def _scalar_output(func, inputs, strict, who):
@@ -237,7 +249,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     out, gradient = _gradient(func, inputs, strict, "vhp")
     vhps = _zeros_where_none(_vjps(gradient, inputs, vectors, create_graph), inputs, strict,
                              "The jacobian of the user-provided function is independent of input {}." + STRICT)
-    return _finish((out,), create_graph)[0], _unpack(_finish(vhps, create_graph), inputs_tuple)
+    return _finish((out,), create_graph)[0], _unpack(_finish_derivatives(vhps, create_graph, strict, "hessian"), inputs_tuple)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -255,4 +267,4 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
                              "The hessian of the user-provided function is independent of entry {} in the "
                              "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
                              "double backward trick to replace forward mode AD.")
-    return _finish((out,), create_graph)[0], _unpack(_finish(hvps, create_graph), inputs_tuple)
+    return _finish((out,), create_graph)[0], _unpack(_finish_derivatives(hvps, create_graph, strict, "hessian"), inputs_tuple)

@@ -101,6 +101,34 @@ def reference_strict_ignored():
         _reference.replace(functional, _api, _lenient)
 
 
+@mutant("FUNC-6")
+def reference_strict_ignores_create_graph():
+    """strict=True checks that every output has a path to every input, but with create_graph=True
+    gives a constant Jacobian (a linear function's) without history instead of refusing it."""
+    def _unchecked(finish_derivatives):
+        def finish_without_the_check(derivatives, create_graph, strict, what="jacobian"):
+            return finish_derivatives(derivatives, create_graph, False, what)
+        return finish_without_the_check
+
+    _reference.replace(functional, "_finish_derivatives", _unchecked)
+
+
+@mutant("FUNC-6")
+def reference_strict_with_vectorize():
+    """jacobian (and hessian through it) accepts strict=True together with vectorize=True, checking
+    strictly in its batched call, where torch refuses the pair."""
+    def _batched_strict(jacobian):
+        def jacobian_accepting_both(func, inputs, create_graph=False, strict=False, vectorize=False,
+                                    strategy="reverse-mode"):
+            if strict and vectorize:
+                return jacobian(func, inputs, create_graph, strict=True, vectorize=False,
+                                strategy=strategy)
+            return jacobian(func, inputs, create_graph, strict, vectorize, strategy)
+        return jacobian_accepting_both
+
+    _reference.replace(functional, "jacobian", _batched_strict)
+
+
 @mutant("FUNC-7")
 def reference_functional_results_keep_history():
     """The functional API returns its results as computed, never detached: without create_graph,
