@@ -108,6 +108,17 @@ def test_the_tensor_views_page_example(engine):
                  "after b[0][0] = 3.14 through the view b, t[0][0] is {t[0][0].item()}")
 
 
+@behaviour("VIEW-1")
+@given(size=st.integers(1, 5), requires_grad=st.booleans())
+def test_flatten_of_a_1d_tensor_is_the_tensor_itself(engine, size, requires_grad):
+    """flatten() returns its input itself where it has no dimensions to flatten (a 1-D tensor),
+    not a view of it (torch.flatten's documentation); the view ops' test draws it elsewhere."""
+    script = Script(engine)
+    script.run(f"x = torch.zeros({size}, requires_grad={requires_grad})")
+    script.check("x.flatten() is x", "flatten() of the 1-D tensor x returned another tensor",
+                 show=("x.flatten()",))
+
+
 @behaviour("VIEW-2")
 @given(data=st.data())
 def test_a_view_names_its_base(engine, data):

@@ -26,6 +26,17 @@ def reference_views_copy():
     _reference.replace(views, "view_of", _copying)
 
 
+@mutant("VIEW-1")
+def reference_flatten_always_views():
+    """flatten() of a 1-D tensor returns a view of it (reshape(-1)) rather than the tensor itself:
+    the same values and storage, another object."""
+    def flatten_to_a_view(a):
+        return views.reshape(a, (-1,))
+
+    _reference.replace(views, "flatten", lambda flatten: flatten_to_a_view)
+    Tensor.flatten = flatten_to_a_view
+
+
 @mutant("VIEW-2")
 def reference_view_base_is_parent():
     """A view's _base is the tensor it was taken from, not that tensor's own base: a view of a view
