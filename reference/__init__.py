@@ -6,16 +6,18 @@
 - `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd;
                 `tensor_hooks.py`: its hooks)
 - `graph.py`    nodes, saved tensors, and `record`, which decides whether an op is recorded
+                (`saved.py`: refusals around saved tensors, allow_mutation_on_saved_tensors' copies)
 - `walk.py`     the backward walk (`hooks.py`: where hooks are kept; `node_hooks.py`: hooks on nodes)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
 - `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
 - `autograd/`   backward, grad, Variable, functional.jacobian
 - `nn.py` (`module_hooks.py`: its backward hooks), `optim.py`
+- `utils/`     checkpoint: activation checkpointing
 
 Modules import each other in one direction only (tests/test_reference_structure.py checks it).
 """
-from . import autograd, methods, nn, optim  # methods: binds the op set to Tensor
+from . import autograd, methods, nn, optim, utils  # methods: binds the op set to Tensor
 from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
                        zeros_like)
@@ -24,6 +26,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
                         set_grad_enabled)
 from .ops import abs, add, clone, div, exp, log, matmul, mean, mul, neg, pow, relu, reshape, sigmoid, sqrt, sub
 from .ops import complex, conj, imag, real, sum, tanh, transpose  # noqa: A004
+from .ops import amax, amin, max, min  # noqa: A004
 from .tensor import Tensor
 
 name = "reference"
@@ -32,13 +35,13 @@ capabilities = frozenset({
     "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
     "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
-    "optim", "legacy", "custom_function", "saved_tensor_hooks", "views", "conversions", "anomaly",
-    "grad_layout", "grad_assignment",
+    "optim", "legacy", "custom_function", "saved_tensor_hooks", "saved_tensor_mutation", "views", "conversions", "anomaly",
+    "grad_layout", "grad_assignment", "grad_dtype",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",
-    "functional_api", "grads_batched",
+    "functional_api", "grads_batched", "gradient_edge",
     "forward_ad", "tensor_data",
-    "complex",
+    "complex", "checkpoint", "threads", "max_min",
 })
 
 

@@ -67,6 +67,8 @@ class Conversions:
         return array if dtype is None else array.astype(dtype, copy=False)
 
     def item(self):
+        """The value as a Python number; the tensor keeps its history, so a branch or loop on it
+        is differentiated as it ran (SEQ-2)."""
         if self._array.size != 1:
             raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
         return self._array.item()

@@ -83,6 +83,15 @@ def manual_seed(seed):
     _random = np.random.default_rng(seed)
 
 
+def random_state():
+    """Where the global generator is now: checkpointing replays it for its recomputation (CKPT-5)."""
+    return _random.bit_generator.state
+
+
+def set_random_state(state):
+    _random.bit_generator.state = state
+
+
 def rand(*size, dtype=None, requires_grad=False):
     return _leaf(_random.random(_shape(size)).astype((dtype or dtypes.float32).numpy), requires_grad)
 

@@ -9,11 +9,13 @@ written as a rule on that input's tangent array (for `a * b`: `lambda da: da * b
 node below each op's forward. An input without a tangent moves in no direction: it adds nothing.
 
 A tangent belongs to the level it was made in: closing the level ends every tangent at once,
-without visiting a tensor (FWD-5). Grad mode does not matter (FWD-7): `no_grad` stops recording,
-not tangents. `inference_mode` turns forward AD off (FWD-9): ops make no tangents, none is read.
+without visiting a tensor (FWD-5). Grad mode does not matter (FWD-7): `no_grad` and `set_grad_enabled(False)`
+stop recording, not tangents. `inference_mode` turns forward AD off (FWD-9): ops make no tangents, none is read.
 
 This module knows no op: ops/ call `jvp`, autograd/forward_ad.py opens levels and makes duals.
 """
+import contextlib
+
 import numpy as np
 
 from . import grad_mode
@@ -39,6 +41,17 @@ def tangent(t):
     if entry is None or entry[0] is not state.level or _modes.inference:
         return None
     return entry[1]
+
+
+@contextlib.contextmanager
+def primals_only():
+    """Within the block no tensor has a tangent and ops make none: where a custom Function's
+    forward and jvp run, on primals (FN-22)."""
+    level, state.level = state.level, None
+    try:
+        yield
+    finally:
+        state.level = level
 
 
 def set_tangent(t, tangent):

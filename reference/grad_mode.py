@@ -2,13 +2,16 @@
 
 `state.enabled` is the one switch every op reads; `state.inference` marks tensors created under
 `inference_mode` (MODE-6, MODE-7). The context managers restore the previous values on exit, so
-they nest (MODE-4), and work as decorators with or without parentheses.
+they nest (MODE-4), and work as decorators with or without parentheses, of generators too
+(MODE-16). Each thread has its own state, which starts in grad mode (THR-1).
 """
 import functools
+import inspect
+import threading
 
 
-class _State:
-    __slots__ = ("enabled", "inference")
+class _State(threading.local):
+    """Per thread: a mode entered in one thread leaves the others as they are (THR-1)."""
 
     def __init__(self):
         self.enabled = True
@@ -41,11 +44,40 @@ class _Mode:
         state.enabled, state.inference = self._saved
 
     def __call__(self, func):
+        if inspect.isgeneratorfunction(func):
+            return self._generator_in_mode(func)
+
         @functools.wraps(func)
         def run_in_mode(*args, **kwargs):
-            with self.__class__(*self._arguments()):
+            with self._fresh():
                 return func(*args, **kwargs)
         return run_in_mode
+
+    def _generator_in_mode(self, func):
+        """A decorated generator runs each resumption in the mode, and yields back to the caller
+        in the caller's own mode (MODE-16): the mode is entered around every send, not held."""
+        @functools.wraps(func)
+        def resume_in_mode(*args, **kwargs):
+            with self._fresh():
+                generator = func(*args, **kwargs)
+            sent = None
+            while True:
+                try:
+                    with self._fresh():
+                        produced = generator.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                try:
+                    sent = yield produced
+                except GeneratorExit:
+                    with self._fresh():
+                        generator.close()
+                    raise
+        return resume_in_mode
+
+    def _fresh(self):
+        """A new manager of this mode, for one call or one resumption."""
+        return self.__class__(*self._arguments())
 
     def _arguments(self):
         return ()

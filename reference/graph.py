@@ -15,6 +15,7 @@ This module must not know any op: the op set lives in `ops/`.
 """
 import itertools
 import math
+import threading
 import weakref
 
 import numpy as np
@@ -22,6 +23,7 @@ import numpy as np
 from . import anomaly, grad_mode, layout
 from .hooks import saved_tensor_hooks
 from .node_hooks import NodeHookMethods
+from .saved import DETACHED_MESSAGE, forward_name, pack_checked, saved_mutation
 from .tensor import Tensor, make
 
 FREED_MESSAGE = (
@@ -43,6 +45,7 @@ _ANOMALY_HINT = ("the backtrace further above shows the operation that failed to
 _NO_EDGE = (None, 0)
 _creation_order = itertools.count()
 _state = grad_mode.state
+_accumulating = threading.Lock()  # held while a pass, of any thread, adds into a .grad (THR-3)
 
 
 class Node(NodeHookMethods):
@@ -53,7 +56,7 @@ class Node(NodeHookMethods):
     RETAIN-3: add, sum, views... save nothing and can be backpropagated twice).
     """
 
-    __slots__ = ("next_functions", "_saved", "_versions", "_pre_hooks", "_retained", "_sequence", "_trace",
+    __slots__ = ("next_functions", "_saved", "_versions", "_nonleaf", "_pre_hooks", "_retained", "_sequence", "_trace",
                  "_node_hooks", "_metadata", "__weakref__")
     saved_names = ()  # what `_saved_<name>` exposes, in the order of `save(...)` (GFN-5)
     outputs = 1  # a custom Function may have several: its backward gets a list (walk.py)
@@ -63,7 +66,7 @@ class Node(NodeHookMethods):
         self._sequence = -next(_creation_order)  # the walk runs later nodes first, like torch (HOOK-13)
         self.next_functions = (edge(inputs[0]),) if len(inputs) == 1 else tuple(map(edge, inputs))
         self._saved = ()
-        self._versions = ()
+        self._versions = self._nonleaf = ()
         self._pre_hooks = None  # tensor hooks of the node's output (HOOK-2, HOOK-11)
         self._retained = None  # weak reference to the output tensor that called retain_grad()
         self._trace = anomaly.forward_trace()  # where forward recorded it, under anomaly mode (ANOM-4)
@@ -81,7 +84,9 @@ class Node(NodeHookMethods):
 
     def save(self, *values):
         """Keep values for backward: Tensors (with their version, INP-5), Python numbers or None.
-        Inside the saved_tensors_hooks open now (SAV-8) each tensor is kept as what pack returns (SAV-1)."""
+        Inside the saved_tensors_hooks open now (SAV-8) each tensor is kept as what pack returns (SAV-1).
+        Without hooks, a non-leaf is kept as itself, so detaching it in place later breaks the
+        node (`_nonleaf`, DET-10); outputs are saved detached, hence exempt, as in torch."""
         versions = []
         hooks = saved_tensor_hooks.current()
         for value in values:
@@ -94,6 +99,9 @@ class Node(NodeHookMethods):
         self._saved = values if hooks is None else tuple(
             Packed(hooks, value) if isinstance(value, Tensor) else value for value in values)
         self._versions = tuple(versions)
+        self._nonleaf = tuple(hooks is None and isinstance(value, Tensor) and value.grad_fn is not None
+                              for value in values)
+        saved_mutation.register(self)
 
     def produced(self, value):
         """Whether a saved value is this node's own output (named as such in the version error)."""
@@ -111,9 +119,11 @@ class Node(NodeHookMethods):
         """
         if self._saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        for value, version in zip(map(original, self._saved), self._versions):
+        for value, version, nonleaf in zip(map(original, self._saved), self._versions, self._nonleaf):
             if version is not None and value._version != version:
                 raise RuntimeError(_modified_message(value, version, self))
+            if nonleaf and value.grad_fn is None:  # detach_() since it was saved (DET-10)
+                raise RuntimeError(DETACHED_MESSAGE)
         values = tuple(value.unpacked() if isinstance(value, Packed) else value
                        for value in self._saved)
         if not as_tensors:
@@ -149,7 +159,7 @@ class Packed:
     def __init__(self, hooks, tensor):
         pack, self.unpack = hooks
         with grad_mode.no_grad():  # torch runs both hooks without recording
-            self.packed, self.tensor = pack(tensor), tensor
+            self.packed, self.tensor = pack_checked(pack, tensor), tensor
 
     def unpacked(self):
         with grad_mode.no_grad():
@@ -179,7 +189,7 @@ class AccumulateGrad(Node):
         self._sequence = -math.inf  # torch runs a leaf's accumulation as soon as it is ready
         self.next_functions = ()
         self._saved = ()
-        self._versions = ()
+        self._versions = self._nonleaf = ()
         self._retained = None
         self._node_hooks = self._metadata = None
         self.variable = variable
@@ -209,19 +219,20 @@ def accumulate_into(tensor, grad):
     tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with grad mode as the
     walk set it: off unless create_graph (HOOK-9).
     """
-    current = tensor._grad
-    if isinstance(grad, Tensor):  # create_graph=True
-        if current is None:
-            tensor._grad = make(layout.zeros_for_grad(tensor._array)).copy_(grad)
+    with _accumulating:  # passes in other threads add theirs before or after, never lost (THR-3, THR-5)
+        current = tensor._grad
+        if isinstance(grad, Tensor):  # create_graph=True
+            if current is None:
+                tensor._grad = make(layout.zeros_for_grad(tensor._array, tensor._cast_grad_to)).copy_(grad)
+            else:
+                tensor._grad = current + grad
+        elif current is None:
+            first = layout.zeros_for_grad(tensor._array, tensor._cast_grad_to)  # BC-6
+            first[...] = grad
+            tensor._grad = make(first)
         else:
-            tensor._grad = current + grad
-    elif current is None:
-        first = layout.zeros_for_grad(tensor._array)
-        first[...] = grad
-        tensor._grad = make(first)
-    else:
-        current._array += grad
-        current._bump_version()
+            current._array += grad
+            current._bump_version()
     for hook in (tensor._post_accumulate_hooks or {}).values():
         if hook(tensor) is not None:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
@@ -277,20 +288,9 @@ def _modified_message(tensor, expected, node):
     producer = node if node.produced(tensor) else tensor.grad_fn
     described = f"[torch.{tensor.dtype.tensor_type} {shape}]"
     if producer is not None:
-        described += f", which is output 0 of {_forward_name(producer)},"
+        described += f", which is output 0 of {forward_name(producer)},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {described} is at version {tensor._version}; expected version {expected} "
         f"instead. Hint: {_ANOMALY_HINT if anomaly.state.enabled else _HINT}"
     )
-
-
-def _forward_name(node):
-    """How torch 2.13 names a tensor's producer in the version error (INP-5): 'MulBackward0' -> 'Mul',
-    'SumBackward1' -> 'Sum1', a custom Function's 'ExpFBackward' -> 'ExpF' (FN-5, FN-20); other
-    names stay as `name()` gives them."""
-    name = node.name()
-    base, found, number = name.rpartition("Backward")
-    if not found or not (number.isdigit() or number == ""):
-        return name
-    return base if number == "0" else base + number

@@ -4,6 +4,7 @@ removes one; saved-tensor hooks in a stack (`saved_tensor_hooks`).
 Knows nothing about tensors or nodes, so that `tensor.py` can register hooks without importing the
 graph; `walk.py` runs the tensor hooks, `graph.py` the saved-tensor hooks.
 """
+import threading
 import weakref
 
 
@@ -35,9 +36,10 @@ class HookDict(dict):
         return handle
 
 
-class SavedTensorHooks:
+class SavedTensorHooks(threading.local):
     """The (pack, unpack) pairs of the `saved_tensors_hooks` contexts now open, innermost last
-    (SAV-4), and the message that `disable_saved_tensors_hooks` refuses new ones with (SAV-5)."""
+    (SAV-4), and the message that `disable_saved_tensors_hooks` refuses new ones with (SAV-5).
+    Per thread: hooks open in one thread pack nothing that another thread saves (THR-2)."""
 
     def __init__(self):
         self.stack = []

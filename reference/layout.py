@@ -29,11 +29,13 @@ def non_overlapping_and_dense(array):
     return True
 
 
-def zeros_for_grad(array):
-    """Zeros of `array`'s shape and dtype, laid out as the first gradient of a leaf holding `array`
-    must be: with its strides when it is non-overlapping and dense, else row-major."""
+def zeros_for_grad(array, dtype=None):
+    """Zeros of `array`'s shape and dtype (or `dtype`, a leaf's grad_dtype), laid out as the first
+    gradient of a leaf holding `array` must be: with its strides when it is non-overlapping and
+    dense, else row-major."""
+    dtype = array.dtype if dtype is None else dtype
     if not non_overlapping_and_dense(array):
-        return np.zeros(array.shape, array.dtype)
+        return np.zeros(array.shape, dtype)
     outermost_first = sorted(range(array.ndim), key=lambda dim: -array.strides[dim])
-    block = np.zeros([array.shape[dim] for dim in outermost_first], array.dtype)
+    block = np.zeros([array.shape[dim] for dim in outermost_first], dtype)
     return block.transpose(np.argsort(outermost_first))

@@ -47,7 +47,9 @@ class Optimizer:
                     p._grad._array[...] = 0
 
     def _params_with_grad(self, group):
-        """The parameters step() updates: those whose grad is None are left unchanged (MOD-13)."""
+        """The parameters step() updates: those whose grad is None are left unchanged (MOD-13),
+        even with state (a momentum buffer) from an earlier step (ACC-13); a zero grad is stepped
+        like any other, so weight decay and momentum still move its parameter (OPT-4)."""
         return [p for p in group["params"] if p._grad is not None]
 
 

@@ -16,18 +16,12 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .conversions import Conversions
+from .grad_attribute import OWN_DTYPE, GradAttribute
 from .tensor_hooks import TensorHooks
 from .printing import tensor_repr
 
 _state = grad_mode.state
 
-NON_LEAF_GRAD_WARNING = (
-    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
-    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
-    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
-    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
-    "for more information."
-)
 _DETACH_HINT = (
     " If you want to use a computed variable in a subgraph that doesn't require differentiation use "
     "var_no_grad = var.detach()."
@@ -41,12 +35,13 @@ class _VersionCounter:
         self.value = 0
 
 
-class Tensor(Conversions, TensorHooks):
+class Tensor(Conversions, GradAttribute, TensorHooks):
     """A NumPy-backed tensor with torch's autograd attributes."""
 
     __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
                  "_view", "_inference", "_retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator",
-                 "__weakref__", "_tangent")  # (dual level, tangent) in forward-mode AD: see dual.py
+                 "__weakref__", "_tangent",  # (dual level, tangent) in forward-mode AD: see dual.py
+                 "_grad_dtype")  # a leaf's grad_dtype once set (a dtype or None), else OWN_DTYPE
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -98,6 +93,8 @@ class Tensor(Conversions, TensorHooks):
 
     @property
     def _version(self):
+        if self._inference:  # inference tensors count nothing (MODE-13)
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._counter.value if self._counter is not None else 0
 
     def _shared_counter(self):
@@ -109,7 +106,7 @@ class Tensor(Conversions, TensorHooks):
     def _bump_version(self):
         self._shared_counter().value += 1
 
-    # ----- requires_grad, grad, retain_grad ---------------------------------------------------
+    # ----- requires_grad (grad, grad_dtype, retain_grad: grad_attribute.py) --------------------
     @property
     def requires_grad(self):
         return self._requires_grad
@@ -140,46 +137,6 @@ class Tensor(Conversions, TensorHooks):
         if flag and self._inference and not _state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = flag
-
-    @property
-    def grad(self):
-        """The accumulated gradient, None until a backward reaches the tensor (ACC-11); reading it on
-        a non-leaf that keeps none warns (LEAF-6, LEAF-7)."""
-        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
-            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
-        return self._grad
-
-    @grad.setter
-    def grad(self, value):
-        """Assigning `.grad` checks shape and dtype and refuses the tensor itself (ACC-12); None resets
-        it (ACC-8). The tensor is kept as it is, strides too (LAYOUT-2)."""
-        if value is self:
-            raise RuntimeError("can't assign Variable as its own grad")
-        if value is not None:
-            if value.shape != self.shape:
-                raise RuntimeError(
-                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
-                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
-            if value.dtype != self.dtype:
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{value.dtype.c_name}' to a tensor with "
-                    f"grad_dtype '{self.dtype.torch_name}'. The gradient must match the tensor's grad_dtype "
-                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a "
-                    "specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
-                    "dtypes of a tensor and its gradient may break downstream systems that assume they match.")
-        self._grad = value
-
-    @property
-    def retains_grad(self):
-        return self._retains_grad
-
-    def retain_grad(self):
-        """Keep this non-leaf's gradient in `.grad` (LEAF-8); a no-op on leaves (LEAF-9)."""
-        if not self._requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is not None and not self._retains_grad:
-            self._retains_grad = True
-            self.grad_fn._retained = weakref.ref(self)
 
     def _set_grad_fn(self, node):
         """Make this tensor the output of `node` after an in-place op (INP-11, INP-16)."""
@@ -257,6 +214,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._hooks = t._post_accumulate_hooks = None
     t._accumulator = None
     t._tangent = None
+    t._grad_dtype = OWN_DTYPE
     return t
 
 

@@ -8,6 +8,7 @@ AccumulateGrad node runs a leaf's post-accumulate hooks as it accumulates (graph
 """
 import heapq
 import itertools
+import threading
 import warnings
 
 import numpy as np
@@ -71,7 +72,7 @@ def _arrive(pending, node, index, grad):
     slots[index] = grad if slots[index] is None else slots[index] + grad
 
 
-def run_backward(roots, grads, keep_graph, create_graph, targets=None):
+def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targets=False):
     """Propagate `grads` from the `roots` edges, (node, output number) pairs, through the graph.
 
     Each node's backward turns the gradient of its output into one per input, a vector-Jacobian
@@ -87,7 +88,9 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     instance, which modified saved tensor an error names first). With `targets` None every reached
     leaf accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
-    (backward(inputs=...), autograd.grad). Saved values are released after each node runs, parts
+    (backward(inputs=...), autograd.grad), and with `run_targets` the targets' own nodes too, as
+    backward(inputs=[h]) runs h.grad_fn, whose hooks fire, although nothing below h is reached
+    (GRAD-12; autograd.grad skips it, HOOK-16). Saved values are released after each node runs, parts
     of the graph that other outputs share included, unless `keep_graph` (RETAIN-1, RETAIN-8);
     keeping them lets a further backward give the same gradient (RETAIN-4).
     Only the nodes of this graph are released: a forward run anew builds new nodes, whose backward
@@ -102,13 +105,15 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
     for (node, index), grad in zip(roots, grads):
         _arrive(pending, node, index, grad)
     dependents = _count_dependents(pending)
-    needed = None if targets is None else _leading_to(pending, targets)
+    needed = None
+    if targets is not None:
+        needed = _leading_to(pending, targets) | (targets.keys() if run_targets else set())
     this_pass = BackwardPass(set(dependents) | set(pending), needed, targets)
     ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
     heapq.heapify(ready)
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
-    _passes.append(this_pass)
+    _running.passes.append(this_pass)
     try:
         while ready:
             node = heapq.heappop(ready)[2]
@@ -139,7 +144,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None):
             anomaly.report_failure(node)
         raise
     finally:
-        _passes.pop()
+        _running.passes.pop()
         grad_mode.state.enabled = previous
 
 
@@ -158,12 +163,20 @@ class BackwardPass:
                                          or node in self.targets)
 
 
-_passes = []  # the passes now running, innermost last (a hook may call backward)
+class _Running(threading.local):
+    """The passes this thread is running, innermost last (a hook may call backward); per thread,
+    as passes in other threads run at the same time (THR-3)."""
+
+    def __init__(self):
+        self.passes = []
+
+
+_running = _Running()
 
 
 def current_pass():
-    """The innermost backward pass now running, or None outside backward."""
-    return _passes[-1] if _passes else None
+    """The innermost backward pass now running in this thread, or None outside backward."""
+    return _running.passes[-1] if _running.passes else None
 
 
 def _call(node, grad):

@@ -2,9 +2,9 @@
 torch/autograd/anomaly_mode.py): the mode's switches, the NaN check it runs on every node's
 gradients, and what it tells about a failing backward (GRAD-7, ANOM-*, INP-18).
 
-A NaN is made where the test knows it appears: `y = (out * c).sum()` with a constant `c` holding
-NaN, so MulBackward0 is the first node whose gradient is NaN (ones * c), whatever program made
-`out`. Every test leaves the mode off; a fixture switches it off after a test that failed midway.
+A NaN is made where the test knows it appears: `y = (out * c).sum()` (or `c * out`, `out / c`,
+`c / out`) with a constant `c` holding NaN, so that last op's node, MulBackward0 or DivBackward0, is
+the first whose gradient is NaN, in the output that is out's, whatever program made `out`. Every test leaves the mode off; a fixture switches it off after a test that failed midway.
 """
 
 import numpy as np
@@ -52,8 +52,10 @@ def _in_block(header: str, lines) -> list[str]:
 
 @st.composite
 def _constants(draw, shape, dtype, *, nan: bool):
-    """Finite values of `shape`, with NaN at one or more drawn positions if `nan`."""
+    """Finite non-zero values of `shape` (a divisor too), with NaN at one or more drawn positions
+    if `nan`."""
     constant = draw(values(shape, dtype, bound=2.0), label="c").astype(float).reshape(-1)
+    constant[constant == 0] = 1.0
     if nan:
         where = draw(st.lists(st.integers(0, constant.size - 1), min_size=1, unique=True),
                      label="NaN positions")
@@ -61,18 +63,23 @@ def _constants(draw, shape, dtype, *, nan: bool):
     return constant.reshape(shape)
 
 
+# The last op before the sum, with a constant c: its node, and which of its outputs is out's
+# gradient (the first NaN gradient where c holds NaN).
+LAST_OPS = {"out * c": ("MulBackward0", 0), "c * out": ("MulBackward0", 1),
+            "out / c": ("DivBackward0", 0), "c / out": ("DivBackward0", 1)}
+
+
 @st.composite
 def _product_programs(draw, engine, *, nan: bool = True):
-    """A random program ended by `y = (out * c).sum()` (or `c * out`) with a constant c, holding
-    NaN if `nan`: its lines, and which output of MulBackward0 is out's gradient (1 for c * out),
-    where the first NaN gradient appears."""
+    """A random program ended by `y = (<last op>).sum()`, the last op one of LAST_OPS with a
+    constant c, holding NaN if `nan`: its lines, the last op's node name and which of its outputs
+    is out's gradient."""
     program = draw(programs(engine, output="any"), label="program")
     c = draw(_constants(program.output_shape(), program.dtype, nan=nan))
-    first = draw(st.booleans(), label="c first")
-    product = "c * out" if first else "out * c"
+    last = draw(st.sampled_from(sorted(LAST_OPS)), label="last op")
     lines = [*program.script_lines(), f"c = {tensor_literal(c, program.dtype)}",
-             f"y = ({product}).sum()"]
-    return program, lines, int(first)
+             f"y = ({last}).sum()"]
+    return program, lines, *LAST_OPS[last]
 
 
 # ----- inf and NaN at singular points ---------------------------------------------------------
@@ -167,7 +174,7 @@ def test_a_nan_gradient_raises_exactly_when_check_nan_is_on(engine, data, how, c
     """y = (out * c).sum() with NaN in c: backward without the mode gives NaN gradients; under
     the mode (the graph recorded inside it or not) it raises when check_nan is on, and otherwise
     gives the same gradients bit for bit."""
-    program, lines, _ = data.draw(_product_programs(engine))
+    program, lines, _, _ = data.draw(_product_programs(engine))
     leaves = [leaf.name for leaf in program.grad_leaves()]
     script = Script(engine)
     script.run(*(_in_block(f"with {_mode(how, check_nan)}", lines) if recorded_inside
@@ -190,11 +197,11 @@ def test_a_nan_gradient_raises_exactly_when_check_nan_is_on(engine, data, how, c
 @needs("messages", "grad_fn_names")
 @given(data=st.data(), how=modes)
 def test_the_nan_error_names_the_node_and_the_output(engine, data, how):
-    _, lines, output = data.draw(_product_programs(engine))
+    _, lines, node, output = data.draw(_product_programs(engine))
     script = Script(engine)
     script.run(*_in_block(f"with {_mode(how)}", lines))
     script.raises("\n".join(_in_block(f"with {_mode(how)}", ["y.backward()"])),
-                  f"Function 'MulBackward0' returned nan values in its {output}th output.")
+                  f"Function '{node}' returned nan values in its {output}th output.")
 
 
 # ----- what a failing backward tells ----------------------------------------------------------
@@ -213,16 +220,17 @@ def _run_recording_warnings(script: Script, code: str) -> None:
        recorded_inside=st.booleans())
 def test_a_failing_backward_warns_with_the_forward_traceback(engine, data, how, failure,
                                                               recorded_inside):
-    """The node that fails is MulBackward0 (the NaN check, or its saved c freed by the first
-    backward): the warning names it and shows the line `y = (out * c).sum()` that recorded it,
-    or says that no forward pass information is available."""
-    _, lines, _ = data.draw(_product_programs(engine, nan=failure == "NaN"))
+    """The node that fails is the last op's, MulBackward0 or DivBackward0 (the NaN check, or its
+    saved tensors freed by the first backward): the warning names it and shows the line
+    `y = (out * c).sum()` (or another last op) that recorded it, or says that no forward pass
+    information is available."""
+    _, lines, node, _ = data.draw(_product_programs(engine, nan=failure == "NaN"))
     script = Script(engine)
     script.run(*(_in_block(f"with {_mode(how)}", lines) if recorded_inside else lines))
     if failure == "second backward":
         script.run("y.backward()")
     _run_recording_warnings(script, "\n".join(_in_block(f"with {_mode(how)}", ["y.backward()"])))
-    header = "Error detected in MulBackward0. " + (FORWARD_TRACE if recorded_inside else NO_TRACE)
+    header = f"Error detected in {node}. " + (FORWARD_TRACE if recorded_inside else NO_TRACE)
     forward_line = lines[-1] if recorded_inside else ""
     script.check(f"any(m.startswith({header!r}) and {forward_line!r} in m for m in messages)",
                  f"no UserWarning starts with {header!r} and shows {forward_line!r}: "

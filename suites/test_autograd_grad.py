@@ -242,6 +242,88 @@ def test_backward_inputs_accumulates_only_into_the_named_tensors(engine, data):
                                      why_none="is not in inputs")
 
 
+@behaviour("GRAD-11")
+@needs("backward_inputs")
+@pytest.mark.filterwarnings("ignore:The .grad attribute of a Tensor that is not a leaf:UserWarning")
+@given(data=st.data(), off=st.sampled_from(["z", "z * 2.0"]))
+def test_backward_inputs_off_the_graph_keep_grad_none(engine, data, off):
+    """backward(inputs=[...]) naming, at a drawn position, a tensor t that requires grad but that
+    out does not depend on (a leaf z, or z * 2 computed from one) raises nothing: t.grad stays
+    None, and the leaves named beside it get their usual gradients."""
+    program = data.draw(programs(engine, requires_grad="all"), label="program")
+    names = data.draw(st.lists(st.sampled_from([leaf.name for leaf in program.grad_leaves()]),
+                               unique=True), label="leaves named")
+    position = data.draw(st.integers(0, len(names)), label="position of t")
+    expected = analytic_grads(program, wrt=names)
+    script = Script(engine)
+    script.build(program)
+    script.run("z = torch.ones(2, requires_grad=True)", f"t = {off}",
+               f"out.backward(inputs=[{', '.join(names[:position] + ['t'] + names[position:])}])")
+    script.check("t.grad is None", f"t = {off}, off the graph of out, got .grad {{t.grad}}")
+    script.check("z.grad is None", "z, off the graph of out, got .grad {z.grad}")
+    assert_grads_only_where_expected(script, program, expected, oracle="analytic",
+                                     why_none="is not in inputs")
+
+
+@behaviour("GRAD-13")
+@needs("autograd_grad", "gradient_edge")
+@given(data=st.data())
+def test_gradient_edges_stand_for_their_tensors(engine, data):
+    """autograd.grad(out, inputs) with some inputs given as the gradient edge of a tensor t
+    (torch.autograd.graph.get_gradient_edge(t), for a leaf or an intermediate t) returns for each
+    the gradient with respect to t, the analytic one."""
+    program = data.draw(programs(engine, candidates=recorded_nodes), label="program")
+    candidates = [leaf.name for leaf in program.grad_leaves()] + recorded_nodes(program)
+    names = data.draw(st.lists(st.sampled_from(candidates), min_size=1, unique=True),
+                      label="inputs")
+    edges = data.draw(st.lists(st.booleans(), min_size=len(names), max_size=len(names)),
+                      label="given as an edge")
+    event(f"edges given: {sum(edges)} of {len(names)}")
+    inputs = [f"edge({name})" if as_edge else name for name, as_edge in zip(names, edges)]
+    expected = analytic_grads(program, wrt=names)
+    script = Script(engine)
+    script.build(program)
+    script.run("edge = torch.autograd.graph.get_gradient_edge",
+               f"grads = torch.autograd.grad(out, [{', '.join(inputs)}])")
+    for index, name in enumerate(names):
+        script.check_close(f"grads[{index}]", expected[name], dtype=program.dtype,
+                           oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
+
+
+def _hooked_node_and_its_ancestors(engine, data):
+    """A program, an intermediate h whose grad_fn backward(inputs=[h]) needs, and the leaves h
+    depends on."""
+    program = data.draw(programs(engine, requires_grad="all", candidates=recorded_intermediates),
+                        label="program")
+    hooked = data.draw(st.sampled_from(recorded_intermediates(program)), label="h")
+    below = [leaf.name for leaf in program.grad_leaves() if leaf.name in program.ancestors(hooked)]
+    return program, hooked, below
+
+
+@behaviour("GRAD-12")
+@needs("backward_inputs", "node_hooks", "hooks")
+@given(data=st.data())
+def test_backward_inputs_runs_the_node_of_a_non_leaf_input(engine, data):
+    """backward(inputs=[h]) runs h.grad_fn although nothing below h is asked for: its pre-hook
+    and post-hook fire once each, as torch 2.13 does (the autograd note calls it unnecessary and
+    subject to change); the leaves below h are not reached: their tensor hooks stay silent and
+    their .grad None."""
+    program, hooked, below = _hooked_node_and_its_ancestors(engine, data)
+    script = Script(engine)
+    script.build(program)
+    script.run("fired = []",
+               f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append('pre'))",
+               f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: "
+               "fired.append('post'))",
+               *(f"{leaf}.register_hook(lambda grad: fired.append('{leaf}'))" for leaf in below),
+               f"out.backward(inputs=[{hooked}])")
+    script.check_equal("fired", ["pre", "post"],
+                       why=f"backward(inputs=[{hooked}]) runs {hooked}.grad_fn once and reaches "
+                       f"none of the leaves below it, {below}")
+    for leaf in below:
+        script.check_equal(f"{leaf}.grad", None, why=f"{leaf} is below {hooked}, not in inputs")
+
+
 # -- higher order ------------------------------------------------------------------------------
 
 def _second_order_case(engine, data):
@@ -511,7 +593,7 @@ def test_backward_returns_none(engine, call, data):
         script.check(f"{leaf.name}.grad is not None", f"{call} filled no .grad of {leaf.name}")
 
 
-# -- chains of derivatives (HO-4, HO-5) -----------------------------------------------------------
+# -- chains of derivatives (HO-4, HO-5, HO-6) ------------------------------------------------------
 
 def _tanh_derivatives(x):
     t = np.tanh(x)
@@ -588,3 +670,40 @@ def test_a_constant_gradient_is_not_differentiable(engine, shape, data, function
                "g_w, = torch.autograd.grad((x * w).sum(), x, create_graph=True)")
     script.check("g_w.requires_grad", "the gradient w of sum(x * w) does not require grad, "
                                       "although w does")
+
+
+# HO-6's functions linear in x, with a coefficient c that requires grad (away from 0) and a
+# constant d: d sum(g) / dc for their gradient g, which depends on c only.
+LINEAR_IN_C = {"(x * c).sum()": lambda c, n: np.ones_like(c),
+               "(c * x + d).sum()": lambda c, n: np.ones_like(c),
+               "((x - d) / c).sum()": lambda c, n: -1 / c ** 2,
+               "(x * c).mean()": lambda c, n: np.full_like(c, 1 / n)}
+
+
+@behaviour("HO-6")
+@needs("autograd_grad", "higher_order")
+@given(shape=shapes(), data=st.data(), function=st.sampled_from(sorted(LINEAR_IN_C)))
+def test_an_unused_input_of_a_second_derivative_is_none_or_zeros(engine, shape, data, function):
+    """For f linear in x with a coefficient c that requires grad, g = grad(f, x,
+    create_graph=True) depends on c but not on x: grad(g.sum(), [x, c], allow_unused=True) gives
+    None for x and d sum(g) / dc for c, and with materialize_grads=True zeros for x instead."""
+    c = data.draw(values(shape, "float32"), label="c")
+    c = np.where(c < 0, c - 0.5, c + 0.5)       # away from 0, for 1 / c
+    d = data.draw(values(shape, "float32"), label="d")
+    x = data.draw(values(shape, "float32"), label="x")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               f"c = {tensor_literal(c, 'float32', requires_grad=True)}",
+               f"d = {tensor_literal(d, 'float32')}",
+               f"g, = torch.autograd.grad({function}, x, create_graph=True)",
+               "unused = torch.autograd.grad(g.sum(), [x, c], allow_unused=True, "
+               "retain_graph=True)")
+    script.check("unused[0] is None", "allow_unused=True gave {unused[0]!r} for x, which g does "
+                                      "not depend on")
+    expected = LINEAR_IN_C[function](c, max(c.size, 1))
+    script.check_close("unused[1]", expected, dtype="float32",
+                       oracle=f"d sum(g) / dc of {function}")
+    script.run("zeros = torch.autograd.grad(g.sum(), [x, c], materialize_grads=True)")
+    script.check_close("zeros[0]", np.zeros_like(x), dtype="float32", oracle="zeros")
+    script.check_close("zeros[1]", expected, dtype="float32",
+                       oracle=f"d sum(g) / dc of {function}")

@@ -110,6 +110,8 @@ def test_post_accumulate_hooks_are_for_leaves(engine, data):
     script.raises(f"{name}.register_post_accumulate_grad_hook(lambda t: None)")
 
 
+
+
 # ----- on graph nodes ---------------------------------------------------------------------------
 def _removed_hook(node, method):
     """A second hook on `node`, removed at once: it must never run (its call would show in
@@ -458,6 +460,41 @@ def test_module_backward_pre_hooks_replace_grad_output(engine, layer, input_requ
                        magnitude=abs(factor) * 2.0)
     _check_layer_grads(script, layer, scale_inputs=factor, scale_parameters=factor,
                        input_requires_grad=input_requires_grad)
+
+
+# HOOK-21: the in-place ops tried on a hook-wrapped tensor, and x.grad after one on (x * 1) * 2.
+HOOKED_INPLACE = {"mul_(2.0)": 4.0, "add_(1.0)": 2.0, "zero_()": 0.0, "copy_(torch.ones(2))": 0.0}
+SCALE = ("class Scale(torch.nn.Module):  # 2 t, after change(t) in place if a change is given",
+         "    def __init__(self, change=None):",
+         "        super().__init__()",
+         "        self.change = change",
+         "    def forward(self, t):",
+         "        if self.change is not None:",
+         "            self.change(t)",
+         "        return t * 2")
+
+
+@behaviour("HOOK-21")
+@needs("nn", "module_hooks", "inplace")
+@given(op=st.sampled_from(sorted(HOOKED_INPLACE)), inside=st.booleans(),
+       hook=st.sampled_from(["register_full_backward_hook(lambda m, gi, go: None)",
+                             "register_full_backward_pre_hook(lambda m, go: None)"]),
+       x=values((2,), "float32"))
+def test_in_place_ops_on_a_hooked_module_s_inputs_and_outputs_raise(engine, op, inside, hook, x):
+    """With a full backward hook or pre-hook, the op in place on the module's input inside
+    forward, or on its output after the call, raises RuntimeError; on a clone of the output it
+    runs. Once the hook is removed the same program runs and x.grad is that of the ops."""
+    target = "module(x * 1)" if inside else f"module(x * 1).{op}"
+    script = Script(engine)
+    script.run(*SCALE)
+    script.run(f"module = Scale(lambda t: t.{op})" if inside else "module = Scale()",
+               f"handle = module.{hook}", f"x = {tensor_literal(x, 'float32', True)}")
+    script.raises(target)
+    if not inside:
+        script.run(f"module(x * 1).clone().{op}")
+    script.run("handle.remove()", f"{target}.sum().backward()")
+    script.check_close("x.grad", np.full(2, HOOKED_INPLACE[op]), dtype="float32",
+                       oracle=f"analytic, {op} {'inside' if inside else 'after'} the module")
 
 
 # ----- on several tensors -------------------------------------------------------------------------

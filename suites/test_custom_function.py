@@ -7,14 +7,14 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
-from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.oracles import analytic_grads, analytic_jacobian
 from autograd_conformance.harness.ops import OPS, backward_formulas, render
-from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ARITHMETIC, POWERS, REDUCTIONS, SHAPING,
                                                      UNARY_ARITHMETIC, UNARY_FUNCTIONS,
                                                      VECTOR_PRODUCTS, cotangents, float_dtypes,
                                                      full_precision_values, op_applications,
-                                                     programs, recorded_nodes, shapes)
+                                                     programs, recorded_nodes, shapes, values)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -466,19 +466,24 @@ def test_a_gradient_of_an_incompatible_shape_raises(engine, data, extra):
 @given(data=st.data(), lead=st.integers(1, 2), other_dtype=st.booleans())
 def test_a_broadcast_gradient_is_summed_and_cast_to_the_argument(engine, data, lead, other_dtype):
     """backward returns 2 g broadcast over `lead` extra leading dims of size 2 (and maybe in the
-    other float dtype): x.grad is the sum over them, 2 * 2**lead, in x's dtype."""
+    other float dtype): the gradient that leaves the Function's node for its argument x, a
+    non-leaf h = w * 1.0 whose gradient is retained, is the sum over them, 2 * 2**lead, in x's
+    shape and dtype, before any leaf's accumulation could cast it; w gets the same."""
     dtype, x = _case(engine, data)
     other = "float64" if dtype == "float32" else "float32"
     ones = f"torch.ones({', '.join(map(str, (2,) * lead + x.shape))}, dtype=torch.{dtype})"
     gradient = f"(g * 2.0 + {ones} * 0.0){f'.to(torch.{other})' if other_dtype else ''}"
     script = Script(engine)
-    script.run(_returning(gradient), _leaf("x", x, dtype), "Double.apply(x).sum().backward()")
-    script.check(f"x.grad is not None and tuple(x.grad.shape) == {x.shape} "
-                 f"and x.grad.dtype == torch.{dtype}",
-                 f"x has shape {x.shape} and dtype {dtype}; its gradient has "
-                 "{None if x.grad is None else (tuple(x.grad.shape), x.grad.dtype)}")
-    script.check_close("x.grad", np.full(x.shape, 2.0 * 2 ** lead), dtype=dtype,
-                       oracle="2 g summed over the leading dims")
+    script.run(_returning(gradient), _leaf("w", x, dtype), "h = w * 1.0", "h.retain_grad()",
+               "Double.apply(h).sum().backward()")
+    for name in ("h", "w"):
+        script.check(f"{name}.grad is not None and tuple({name}.grad.shape) == {x.shape} "
+                     f"and {name}.grad.dtype == torch.{dtype}",
+                     f"{name} has shape {x.shape} and dtype {dtype}; its gradient has "
+                     f"{{None if {name}.grad is None else (tuple({name}.grad.shape), "
+                     f"{name}.grad.dtype)}}")
+        script.check_close(f"{name}.grad", np.full(x.shape, 2.0 * 2 ** lead), dtype=dtype,
+                           oracle="2 g summed over the leading dims")
 
 
 @behaviour("FN-14")
@@ -661,3 +666,81 @@ def test_edges_go_to_tensor_arguments_in_order(engine, data, order):
             script.check(f"edges[{index}][0] is None",
                          f"edge {index}, for the constant c, should be (None, 0)",
                          show=(f"edges[{index}]",))
+
+
+# -- forward mode: jvp --------------------------------------------------------------------------
+
+FORWARD_AD = "fwAD = torch.autograd.forward_ad"
+# F(a, b) = a * b + a * a, whose jvp is ta * b + a * tb + 2 a ta (FN-22).
+JVP_FUNCTION = ("class ProductPlusSquare(torch.autograd.Function):",
+                "    @staticmethod",
+                "    def forward(ctx, a, b):",
+                "        ctx.save_for_forward(a, b)",
+                "        return a * b + a * a",
+                "    @staticmethod",
+                "    def jvp(ctx, ta, tb):",
+                "        a, b = ctx.saved_tensors",
+                "        return ta * b + a * tb + 2.0 * a * ta",
+                "    @staticmethod",
+                "    def backward(ctx, g):",
+                "        raise AssertionError('forward mode ran backward')")
+
+
+@behaviour("FN-22")
+@needs("forward_ad")
+@given(data=st.data(), w_dual=st.booleans())
+def test_jvp_gives_a_function_s_tangent(engine, data, w_dual):
+    """y = F(out, w), out the output of a random program one of whose leaves is dual, w dual
+    or not: y's tangent is F's jvp of out's tangent J v and w's tangent (zeros if it has none),
+    ta * w + out * tw + 2 out ta; F of tensors without tangents gives a tensor without one."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    dtype, shape = program.dtype, program.output_shape()
+    used = program.ancestors()
+    dual = data.draw(st.sampled_from([leaf for leaf in program.leaves if leaf.name in used]),
+                     label="dual leaf")
+    v = data.draw(values(dual.values.shape, dtype, 2.0), label="tangent of the leaf")
+    w = data.draw(values(shape, dtype), label="w")
+    tw = data.draw(values(shape, dtype, 2.0), label="tangent of w") if w_dual else np.zeros(shape)
+    ta, magnitude = analytic_jacobian(program, [dual.name]).times({dual.name: v})
+    o = program.evaluate()[program.output].astype(np.float64)
+    expected = ta * w + o * tw + 2 * o * ta
+    magnitude = (magnitude * (np.abs(w).max(initial=0) + 2 * np.abs(o).max(initial=0))
+                 + np.abs(o).max(initial=0) * np.abs(tw).max(initial=0))
+    lines = program.script_lines()
+    w_line = (f"fwAD.make_dual({tensor_literal(w, dtype)}, {tensor_literal(tw, dtype)})" if w_dual
+              else tensor_literal(w, dtype))
+    script = Script(engine)
+    script.run(FORWARD_AD, *JVP_FUNCTION, *lines[:len(program.leaves)])
+    script.run("with fwAD.dual_level():",
+               f"    {dual.name} = fwAD.make_dual({dual.name}, {tensor_literal(v, dtype)})",
+               *(f"    {line}" for line in lines[len(program.leaves):]),
+               f"    w = {w_line}",
+               "    tangent = fwAD.unpack_dual(ProductPlusSquare.apply(out, w)).tangent",
+               f"    c = {tensor_literal(o, dtype)}",
+               "    untouched = fwAD.unpack_dual(ProductPlusSquare.apply(c, c)).tangent")
+    script.check("tangent is not None", "F of a dual tensor has no tangent")
+    script.check_close("tangent", expected, dtype=dtype, magnitude=magnitude,
+                       oracle="F's jvp of J v (analytic)")
+    script.check("untouched is None", "F of tensors without tangents has a tangent")
+
+
+@behaviour("FN-23")
+@needs("forward_ad")
+@given(data=st.data())
+def test_a_function_without_jvp_refuses_tangents(engine, data):
+    """A random program with one recorded node computed by a Function that has no jvp, every leaf
+    dual: applying the Function, inside the dual level, raises NotImplementedError."""
+    program, node = _program_with_a_function(engine, data)
+    tangents = {leaf.name: data.draw(values(leaf.values.shape, program.dtype, 2.0),
+                                     label=f"tangent of {leaf.name}") for leaf in program.leaves}
+    shapes_by_name = {name: value.shape for name, value in program.evaluate().items()}
+    call = f"{node.name} = Op_{node.name}.apply({', '.join(node.args)})"
+    lines = program.script_lines(wrap=lambda name, line: [call] if name == node.name else [line])
+    before = lines[len(program.leaves):lines.index(call)]
+    script = Script(engine)
+    script.run(FORWARD_AD, _function_class(node, shapes_by_name, program.dtype),
+               *lines[:len(program.leaves)])
+    body = [f"{name} = fwAD.make_dual({name}, {tensor_literal(t, program.dtype)})"
+            for name, t in tangents.items()] + before + [call]
+    script.raises("\n".join(["with fwAD.dual_level():", *(f"    {line}" for line in body)]),
+                  error="NotImplementedError")

@@ -7,8 +7,8 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads)
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import (SHAPING, programs,
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import (SHAPING, programs, values,
                                                      recorded_intermediates)
 
 behaviour = pytest.mark.behaviour
@@ -160,8 +160,8 @@ def test_detach_in_place_of_a_view_raises(engine, data):
 @given(data=st.data())
 def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
     """detach_() after the forward pass leaves the recorded graph intact: the gradients are those
-    of the unmodified program. (Torch raises instead when a node saved the detached tensor for
-    backward, so only tensors that no node saved are detached here.)"""
+    of the unmodified program. (Torch raises instead when a node saved the detached tensor as an
+    input, DET-10, so only tensors that no node saved are detached here.)"""
     program = data.draw(programs(engine, candidates=_unsaved), label="program")
     chosen = data.draw(st.sets(st.sampled_from(_unsaved(program)), min_size=1), label="detached")
     event(f"detached nodes: {len(chosen)}")
@@ -170,6 +170,23 @@ def test_detach_in_place_does_not_cut_graphs_already_built(engine, data):
     script.run(*[f"{name}.detach_()" for name in sorted(chosen)], "out.backward()")
     assert_leaf_grads(script, program, analytic_grads(program),
                       oracle="analytic of the whole program")
+
+
+@behaviour("DET-10")
+@needs("inplace")
+@given(data=st.data(), consumer=st.sampled_from(["y * w", "y * y", "y ** 2", "w / y"]))
+def test_detach_in_place_of_a_saved_input_makes_backward_raise(engine, data, consumer):
+    """y = out + 0.0, a non-leaf; z = a consumer that saves y as an input, s = y + w one that
+    saves nothing of it. After y.detach_(), backward through z raises RuntimeError; backward
+    through s still runs."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    w = data.draw(values(program.output_shape(), program.dtype), label="w")
+    script = Script(engine)
+    script.build(program)
+    script.run("y = out + 0.0", f"w = {tensor_literal(w, program.dtype, requires_grad=True)}",
+               f"z = {consumer}", "s = y + w", "y.detach_()")
+    script.raises("z.sum().backward()")
+    script.run("s.sum().backward()")
 
 
 @behaviour("DET-8")

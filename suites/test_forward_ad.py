@@ -489,6 +489,22 @@ def test_no_grad_does_not_stop_tangents(engine, data):
     _check_jvp(script, program, tangents)
 
 
+@behaviour("FWD-7")
+@needs("grad_mode")
+@given(data=st.data(), within=st.sampled_from(["torch.set_grad_enabled(False)",
+                                               "torch.set_grad_enabled(True)", "torch.enable_grad()",
+                                               "torch.no_grad(), torch.enable_grad()"]))
+def test_grad_mode_switches_do_not_stop_tangents(engine, data, within):
+    """The program's nodes run inside the level under set_grad_enabled(flag) or enable_grad (also
+    nested in no_grad): neither switches forward mode off or on, the output's tangent is J v."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    tangents = data.draw(_tangents(program), label="tangents")
+    script = Script(engine)
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent",
+                   within=within)
+    _check_jvp(script, program, tangents)
+
+
 @behaviour("FWD-8")
 @given(data=st.data())
 def test_detach_drops_the_tangent(engine, data):

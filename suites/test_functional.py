@@ -117,15 +117,17 @@ def _block(expression: str, fn: Function, i: int, j: int) -> str:
     return _at(_at(expression, i, fn.returns_tuple), j, fn.packed)
 
 
-def _check_nesting(script: Script, expression: str, count: int, packed: bool, what: str) -> None:
-    """`expression` is a tuple of `count` items where it should be (`packed`), else no tuple."""
+def _check_nesting(script: Script, expression: str, count: int, packed: bool, what: str,
+                   level: str = "tuple") -> None:
+    """`expression` is a `level` (a tuple, or "(tuple, list)" for either) of `count` items where
+    it should be (`packed`), else neither."""
     if packed:
-        script.check(f"isinstance({expression}, tuple) and len({expression}) == {count}",
-                     f"{what} should be a tuple of {count}",
+        script.check(f"isinstance({expression}, {level}) and len({expression}) == {count}",
+                     f"{what} should be a {level} of {count}",
                      show=(f"type({expression}).__name__",))
     else:
-        script.check(f"not isinstance({expression}, tuple)",
-                     f"{what} should be one tensor, not a tuple: one was given or returned")
+        script.check(f"not isinstance({expression}, {level})",
+                     f"{what} should be one tensor, not a {level}: one was given or returned")
 
 
 def _input_vectors(data, fn: Function) -> tuple[str, dict[str, np.ndarray]]:
@@ -616,18 +618,20 @@ def test_create_graph_makes_second_derivatives_differentiable(engine, which):
     script.check_close("third", [6.0, 6.0, 6.0], dtype="float64", oracle="exact d sum / dx")
 
 
-# -- JAC-9, FUNC-8: jacobian's layout, and vectorize ----------------------------------------------
+# -- JAC-9, FUNC-8, FUNC-9: jacobian's layout, vectorize and forward mode --------------------
 
-def _check_jacobian(script: Script, expression: str, fn: Function, *, against: str | None = None):
-    """`expression` is jacobian's result for `fn`: nested output first, each block
-    d output_i / d input_j equal to the analytic one (and to the blocks of `against`)."""
+def _check_jacobian(script: Script, expression: str, fn: Function, *, against: str | None = None,
+                    level: str = "tuple"):
+    """`expression` is jacobian's result for `fn`: nested output first (each level a `level`),
+    each block d output_i / d input_j equal to the analytic one (and to the blocks of
+    `against`)."""
     __tracebackhide__ = True
     dtype = fn.program.dtype
     if fn.returns_tuple:  # else the outputs add no level
-        _check_nesting(script, expression, len(fn.outputs), True, "jacobian's outputs")
+        _check_nesting(script, expression, len(fn.outputs), True, "jacobian's outputs", level)
     for i, jacobian in enumerate(fn.jacobians()):
         _check_nesting(script, _at(expression, i, fn.returns_tuple), len(fn.inputs), fn.packed,
-                       f"jacobian's row for output {fn.outputs[i]}")
+                       f"jacobian's row for output {fn.outputs[i]}", level)
         for j, name in enumerate(fn.inputs):
             block = _block(expression, fn, i, j)
             script.check_close(block, jacobian.blocks[name], dtype=dtype, oracle="analytic",
@@ -685,6 +689,23 @@ def test_vectorize_gives_the_same_hessian(engine, data):
                         "finite differences of the gradient")
         script.check_agrees(expression, expression.replace("vectorized", "hessian", 1),
                             dtype="float64", oracle="hessian", tolerance=FINITE_DIFFERENCE)
+
+
+@behaviour("FUNC-9")
+@needs(*FUNCTIONAL)
+@given(data=st.data())
+def test_forward_mode_gives_the_same_jacobian(engine, data):
+    """jacobian(..., vectorize=True, strategy="forward-mode") has the values and the nesting of
+    jacobian(...) in reverse mode: the analytic ones, for one or several inputs and outputs.
+    Its levels may be lists (torch 2.13 builds them so where the inputs are a tuple)."""
+    program = data.draw(programs(engine, output="any", max_ops=4), label="program")
+    fn = data.draw(functions(program, several_outputs=True), label="function")
+    script = Script(engine)
+    _define(script, fn)
+    script.run(f"jacobian = {F}.jacobian(function, inputs)",
+               f"forward = {F}.jacobian(function, inputs, vectorize=True, "
+               "strategy='forward-mode')")
+    _check_jacobian(script, "forward", fn, against="jacobian", level="(tuple, list)")
 
 
 # -- JAC-10: is_grads_batched ----------------------------------------------------------------------

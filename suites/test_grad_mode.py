@@ -11,7 +11,8 @@ from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_co
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output, cotangents,
-                                                     programs, recorded_intermediates, values)
+                                                     programs, recorded_intermediates, values,
+                                                     view_chains)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -278,6 +279,51 @@ def test_inference_mode_results(engine, data):
                      f"{node.name} under inference_mode is not an inference tensor")
 
 
+IN_PLACE_CHANGES = ("add_(1.0)", "mul_(2.0)", "zero_()")
+
+
+@behaviour("MODE-6")
+@needs("inference_mode", "views", "inplace")
+@given(data=st.data(), change=st.sampled_from(IN_PLACE_CHANGES))
+def test_views_and_in_place_results_of_normal_tensors_stay_normal(engine, data, change):
+    """MODE-6's parenthetical: inside inference_mode, a view (chain) of a leaf made outside, and
+    a copy made outside changed in place there, are normal tensors (is_inference() False), while
+    a tensor made inside is an inference tensor."""
+    program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    leaf = data.draw(st.sampled_from(program.leaves), label="viewed leaf")  # contiguous
+    name, chain = leaf.name, data.draw(view_chains(leaf.values.shape), label="view chain")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"c = {name}.detach().clone()")
+    script.run(*_under("torch.inference_mode()", [f"v = {name}{''.join(step.text for step in chain)}",
+                                                  f"c.{change}", "made_inside = c * 1.0"]))
+    script.check(f"not {name}.is_inference() and not v.is_inference()",
+                 f"a view of {name} taken under inference_mode is an inference tensor")
+    script.check("not c.is_inference()",
+                 f"a normal tensor changed in place (c.{change}) under inference_mode became an "
+                 "inference tensor")
+    script.check("made_inside.is_inference()",
+                 "c * 1.0 computed under inference_mode is not an inference tensor")
+
+
+@behaviour("MODE-13")
+@needs("inference_mode", "inplace")
+@given(data=st.data(), change=st.sampled_from(IN_PLACE_CHANGES))
+def test_inference_tensors_have_no_version_counter(engine, data, change):
+    """Reading _version of an inference tensor raises RuntimeError, inside inference_mode and
+    after it; a normal tensor keeps counting its in-place changes, also those made inside."""
+    program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    script = Script(engine)
+    script.build(program)
+    script.run("c = out.detach().clone()", "before = c._version",
+               *_under("torch.inference_mode()", ["y = out * 1.0", f"c.{change}"]))
+    script.raises("y._version")
+    script.raises("with torch.inference_mode():\n    y._version")
+    script.check("c._version == before + 1",
+                 f"c.{change} under inference_mode did not count in c's version counter",
+                 show=("before", "c._version"))
+
+
 # MODE-7: the uses of an inference tensor `y` that are refused outside inference_mode.
 INFERENCE_REFUSALS = {
     "saved for backward (out * y)": "out * y",
@@ -398,3 +444,72 @@ def test_values_computed_under_no_grad_are_constants(engine, data):
     assert_grads_with_nodes_held_constant(
         Script(engine), program, frozen,
         lambda name, line: _under("torch.no_grad()", [line]), how="computed under torch.no_grad()")
+
+
+# MODE-16: what a generator's body sees in each mode, and the caller's mode as a block to resume
+# it from ("" for none), with the grad flag of each.
+GENERATOR_DECORATORS = {"@torch.no_grad()": False, "@torch.enable_grad()": True,
+                        "@torch.set_grad_enabled(False)": False,
+                        "@torch.set_grad_enabled(True)": True}
+CALLERS = {"": True, **dict(_mode(name) for name in MODES)}
+GRAD_SEEN = "(torch.is_grad_enabled(), ({0} * 2).requires_grad)"
+INFERENCE_SEEN = "(({0} * 2).requires_grad, ({0} * 2).is_inference())"
+
+
+def _resume_decorated_generator(engine, decorator, callers, seen):
+    """A script whose generator, decorated with `decorator`, yields `seen` of its argument at each
+    resumption; it is resumed by next() once from within each block of `callers`, noting what it
+    yields (`inside`) and `seen` of the caller's tensor right after (`between`), then exhausted."""
+    resumptions = [line for caller in callers for line in _within(caller, [
+        "inside.append(next(generator))", f"between.append({seen.format('x')})"])]
+    script = Script(engine)
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               decorator, "def steps(t):", f"    for _ in range({len(callers)}):",
+               f"        yield {seen.format('t')}",
+               "generator = steps(x)", "inside, between = [], []", *resumptions,
+               "leftover = list(generator)")
+    return script
+
+
+def _check_resumptions(script, decorator, callers, inside, between):
+    """Each resumption saw `inside`; the caller, right after it, saw `between(caller)`."""
+    __tracebackhide__ = True
+    for i, caller in enumerate(callers):
+        where = f"within {caller}" if caller else "at top level"
+        script.check(f"inside[{i}] == {inside!r}",
+                     f"resumption {i} ({where}) of a generator decorated {decorator} ran in the "
+                     f"wrong mode", show=(f"inside[{i}]",))
+        script.check(f"between[{i}] == {between(caller)!r}",
+                     f"after resumption {i} ({where}) the caller is not in its own mode",
+                     show=(f"between[{i}]",))
+    script.check("leftover == [] and torch.is_grad_enabled()",
+                 "the exhausted generator left the caller's mode changed or yielded more",
+                 show=("leftover",))
+
+
+@behaviour("MODE-16")
+@needs("grad_mode")
+@given(decorator=st.sampled_from(sorted(GENERATOR_DECORATORS)),
+       callers=st.lists(st.sampled_from(sorted(CALLERS)), min_size=1, max_size=4))
+def test_grad_mode_decorators_hold_across_generator_yields(engine, decorator, callers):
+    """A generator decorated with no_grad(), enable_grad() or set_grad_enabled(flag) runs in that
+    mode at every next(), whatever block the caller resumes it from, and between the calls the
+    caller is in its own mode, not the generator's."""
+    flag = GENERATOR_DECORATORS[decorator]
+    script = _resume_decorated_generator(engine, decorator, callers, GRAD_SEEN)
+    _check_resumptions(script, decorator, callers, (flag, flag),
+                       lambda caller: (CALLERS[caller], CALLERS[caller]))
+
+
+@behaviour("MODE-16")
+@needs("inference_mode")
+@given(decorator=st.sampled_from(["@torch.inference_mode()", "@torch.inference_mode(False)"]),
+       callers=st.lists(st.sampled_from(sorted(ENCLOSING)), min_size=1, max_size=4))
+def test_inference_mode_decorator_holds_across_generator_yields(engine, decorator, callers):
+    """A generator decorated with inference_mode(mode) makes results that are (or are not)
+    inference tensors at every next(), and between the calls the caller's results are its own
+    block's."""
+    on = decorator == "@torch.inference_mode()"
+    script = _resume_decorated_generator(engine, decorator, callers, INFERENCE_SEEN)
+    _check_resumptions(script, decorator, callers, (not on, on),
+                       lambda caller: ENCLOSING[caller])

@@ -419,3 +419,22 @@ def test_assigning_a_constant_into_a_plain_tensor_is_not_recorded(engine, data, 
                  f"n[{row}] = {value} made n a recorded tensor",
                  show=("n.is_leaf", "n.grad_fn", "n.requires_grad"))
     script.check_close("n", expected, dtype=dtype, oracle=f"zeros with row {row} written")
+
+
+@behaviour("INP-20")
+@needs("saved_tensor_mutation")
+@given(data=st.data(), as_list=st.booleans())
+def test_increment_version_counts_as_an_in_place_change(engine, data, as_list):
+    """t, a leaf or result of a random program, is saved by z = t * w (w requires grad): a
+    backward through z runs, and after torch.autograd.graph.increment_version(t) (or of [t])
+    the same backward raises RuntimeError."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    name = data.draw(st.sampled_from([leaf.name for leaf in program.leaves]
+                                     + [node.name for node in program.nodes]), label="t")
+    w = data.draw(values(program.evaluate()[name].shape, program.dtype), label="w")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"w = {tensor_literal(w, program.dtype, requires_grad=True)}", f"z = {name} * w",
+               "z.sum().backward(retain_graph=True)",
+               f"torch.autograd.graph.increment_version({f'[{name}]' if as_list else name})")
+    script.raises("z.sum().backward()")

@@ -493,3 +493,26 @@ def test_seed_backward_without_gradient_is_backward_of_one(engine):
         script.check(f"x.grad is not None and x.grad.item() == {expected}",
                      f"backward(torch.tensor({gradient})) did not give {expected}",
                      show=("x.grad",))
+
+
+@behaviour("JAC-18")
+@needs("messages")
+@pytest.mark.parametrize("call", [
+    pytest.param("torch.autograd.backward({roots}, {grads})", marks=needs("autograd_backward")),
+    pytest.param("torch.autograd.grad({roots}, {leaves}, {grads})", marks=needs("autograd_grad"))])
+@given(data=st.data(), roots=st.integers(2, 3))
+def test_none_for_a_root_that_does_not_require_grad(engine, call, data, roots):
+    """None in grad_tensors is accepted for a root of several elements that does not require
+    grad: the call raises for that root not requiring grad, 'element i of tensors does not
+    require grad and does not have a grad_fn', not for the missing gradient ('grad can be
+    implicitly created only for scalar outputs')."""
+    program = data.draw(programs(engine), label="program")
+    index = data.draw(st.integers(0, roots - 1), label="index of the constant root")
+    shape = data.draw(st.sampled_from([(2,), (1, 3), (2, 2)]), label="its shape")
+    listed = [f"torch.ones({shape})" if position == index else "out" for position in range(roots)]
+    leaves = ", ".join(leaf.name for leaf in program.grad_leaves())
+    script = Script(engine)
+    script.build(program)
+    script.raises(call.format(roots=f"[{', '.join(listed)}]", leaves=f"[{leaves}]",
+                              grads=f"[{', '.join(['None'] * roots)}]"),
+                  f"element {index} of tensors does not require grad and does not have a grad_fn")

@@ -14,7 +14,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (cotangents, float_dtypes, programs, shapes,
                                                      values)
 
@@ -179,8 +179,9 @@ def test_the_operands_of_a_sum_get_copies_of_its_gradient(engine, data):
 @needs("grad_assignment")
 @given(data=st.data())
 def test_assigning_grad_is_checked(engine, data):
-    """x.grad = t raises RuntimeError for t of another shape or dtype, or t = x; t of x's shape
-    and dtype is kept as x.grad, and backward adds into it."""
+    """x.grad = t raises RuntimeError for t of another shape or dtype, or t = x, and TypeError
+    for a t that is no tensor (a list, a number, an array, of x's shape); t of x's shape and dtype
+    is kept as x.grad, and backward adds into it."""
     shape = data.draw(shapes(), label="shape")
     dtype = data.draw(float_dtypes(engine), label="dtype")
     other_shape = data.draw(shapes().filter(lambda drawn: drawn != shape), label="other shape")
@@ -193,6 +194,9 @@ def test_assigning_grad_is_checked(engine, data):
     script.raises(f"x.grad = torch.zeros({other_shape}, dtype=torch.{dtype})")
     script.raises(f"x.grad = torch.zeros({shape}, dtype=torch.{other_dtype})")
     script.raises("x.grad = x")
+    not_a_tensor = data.draw(st.sampled_from([literal(start), "1.0", f"np.zeros({shape})"]),
+                             label="not a tensor")
+    script.raises(f"import numpy as np\nx.grad = {not_a_tensor}", error="TypeError")
     script.check("x.grad is None", "a refused assignment left x.grad = {x.grad}")
     script.run(f"start = {tensor_literal(start, dtype)}", "x.grad = start",
                f"(x * {tensor_literal(w, dtype)}).sum().backward()")
@@ -273,3 +277,48 @@ def test_an_expanded_leaf_gets_a_grad_of_its_own_shape(engine, data):
     script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
                f"(x.expand{lead + kept} * {tensor_literal(w, dtype)}).sum().backward()")
     script.check_close("x.grad", expected, dtype=dtype, oracle="w summed over the expansion")
+
+
+# ----- grad_dtype: the dtype a leaf's .grad takes ------------------------------------------------
+@behaviour("BC-6")
+@needs("grad_dtype", "float64")
+@given(data=st.data(), passes=st.integers(1, 2))
+def test_grad_dtype_casts_the_gradients_a_leaf_accumulates(engine, data, passes):
+    """A leaf's grad_dtype set to the other float dtype: each backward's gradient is cast to it,
+    so its .grad has that dtype and accumulates the passes in it; the other leaves keep their own
+    dtype (BC-3)."""
+    program = data.draw(programs(engine), label="program")
+    target = data.draw(st.sampled_from([leaf.name for leaf in program.grad_leaves()]),
+                       label="leaf with grad_dtype")
+    other = "float32" if program.dtype == "float64" else "float64"
+    script = Script(engine)
+    script.build(program)
+    script.run(f"{target}.grad_dtype = torch.{other}",
+               *["out.backward(retain_graph=True)"] * passes)
+    expected = analytic_grads(program)
+    for leaf in program.grad_leaves():
+        dtype = other if leaf.name == target else program.dtype
+        script.check(f"{leaf.name}.grad is not None and {leaf.name}.grad.dtype == torch.{dtype}",
+                     f"{leaf.name}.grad is not {dtype}", show=(f"{leaf.name}.grad",))
+        script.check_close(f"{leaf.name}.grad", passes * expected[leaf.name], dtype="float32",
+                           oracle=f"analytic, {passes} pass(es)",
+                           magnitude=passes * expected.magnitude)
+
+
+@behaviour("BC-6")
+@needs("grad_dtype", "float64", "grad_assignment")
+@given(shape=shapes(), dtype=st.sampled_from(["float32", "float64"]))
+def test_grad_dtype_is_the_leafs_own_until_set(engine, shape, dtype):
+    """grad_dtype reads a leaf's dtype until set; an assigned .grad must have the grad_dtype (the
+    tensor's own dtype is then refused), any dtype once it is None; a non-leaf has none to set."""
+    other = "float32" if dtype == "float64" else "float64"
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)")
+    script.check(f"x.grad_dtype == torch.{dtype}", f"x is {dtype}, its grad_dtype before it is set "
+                 "{x.grad_dtype}")
+    script.run(f"x.grad_dtype = torch.{other}", f"x.grad = torch.ones({shape}, dtype=torch.{other})")
+    script.check(f"x.grad_dtype == torch.{other}", f"grad_dtype set to {other} reads "
+                 "{x.grad_dtype}")
+    script.raises(f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
+    script.run("x.grad_dtype = None", f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
+    script.raises(f"(x * 2).grad_dtype = torch.{other}")

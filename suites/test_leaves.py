@@ -124,6 +124,58 @@ def test_retain_grad_keeps_a_non_leaf_gradient(engine, data):
                        oracle="analytic", magnitude=expected.magnitude)
 
 
+@behaviour("LEAF-15")
+@given(data=st.data())
+def test_retains_grad_reports_retain_grad_on_non_leaves_only(engine, data):
+    """retains_grad is False on every leaf and node at first; after retain_grad() on some recorded
+    nodes and on every leaf that requires grad, and a backward, it is True on those nodes only."""
+    program = data.draw(programs(engine, output="any", candidates=recorded_nodes),
+                        label="program")
+    retained = sorted(data.draw(st.sets(st.sampled_from(recorded_nodes(program)), min_size=1),
+                                label="retained"))
+    requiring = [leaf.name for leaf in program.leaves if leaf.requires_grad]
+    names = [leaf.name for leaf in program.leaves] + [node.name for node in program.nodes]
+    script = Script(engine)
+    script.build(program)
+    script.run("before = {" + ", ".join(f"{name!r}: {name}.retains_grad" for name in names) + "}")
+    script.check("not any(before.values())", "retains_grad is True before any retain_grad()",
+                 show=("before",))
+    script.run(*(f"{name}.retain_grad()" for name in retained + requiring), "out.sum().backward()")
+    for name in names:
+        script.check_equal(f"{name}.retains_grad", name in retained,
+                           why=f"retain_grad() was called on {retained} (non-leaves) and on the "
+                               f"leaves {requiring}, where it is a no-op")
+
+
+@behaviour("LEAF-12")
+@needs("backward_inputs")
+@given(data=st.data(), passes=st.integers(1, 2))
+def test_backward_inputs_gives_a_named_non_leaf_its_gradient(engine, data, passes):
+    """backward(inputs=[h, ...]) with h a non-leaf (no retain_grad) stores in h.grad the gradient
+    of out.sum() with respect to h, and a second pass adds it again; leaves named beside h get
+    theirs, and the leaves not named keep .grad None."""
+    program, name = _program_and_recorded_node(engine, data, "non-leaf input")
+    leaves = [leaf.name for leaf in program.grad_leaves()]
+    named = data.draw(st.lists(st.sampled_from(leaves), unique=True), label="leaves named too")
+    ones = np.ones(program.evaluate()[program.output].shape)
+    expected = analytic_grads(program, ones, wrt=[name] + named)
+    script = Script(engine)
+    script.build(program)
+    for _ in range(passes):
+        script.run(f"out.sum().backward(inputs=[{', '.join([name] + named)}], retain_graph=True)")
+    script.check(f"{name}.grad is not None", f"backward(inputs=[{name}]) left {name}.grad None")
+    script.check_close(f"{name}.grad", passes * expected[name], dtype=program.dtype,
+                       oracle=f"analytic, times {passes} passes",
+                       magnitude=passes * expected.magnitude)
+    for leaf in leaves:
+        if leaf in named:
+            script.check_close(f"{leaf}.grad", passes * expected[leaf], dtype=program.dtype,
+                               oracle=f"analytic, times {passes} passes",
+                               magnitude=passes * expected.magnitude)
+        else:
+            script.check_equal(f"{leaf}.grad", None, why=f"{leaf} is not in inputs")
+
+
 @behaviour("REQ-9")
 @given(data=st.data())
 def test_leaves_not_requiring_grad_keep_none(engine, data):

@@ -1,7 +1,10 @@
 """Gradient values per op: each op of the op set, alone on leaves, matches the analytic float64
 vector-Jacobian product (harness/ops.py, which tests/test_oracles.py checks against central finite
 differences, gradcheck-style), plus torch's conventions at awkward points: relu and abs at 0, a
-tensor power's zero base, pow with negative bases and integer exponents (OP-*, GRAD-6)."""
+tensor power's zero base, pow with negative bases and integer exponents, and where max, min, amax
+and amin send the gradient of a tie (OP-*, GRAD-6)."""
+
+import random
 
 import numpy as np
 import pytest
@@ -9,9 +12,9 @@ from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (cotangents, op_applications, shapes,
-                                                     widest_float_dtype)
+from autograd_conformance.harness.script import Script, literal, tensor_literal
+from autograd_conformance.harness.strategies import (EXTREMA, cotangents, op_applications, shapes,
+                                                     values, widest_float_dtype)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -25,6 +28,10 @@ FAMILIES = {
     "OP-6": ("sum", "mean"),
     "OP-7": ("matmul", "mv", "dot"),
     "OP-8": ("reshape", "transpose", "index", "index_list"),
+    # outside the core op set (capability max_min); op_applications draws ties half the time
+    "OP-9": ("amax", "amin"),
+    "OP-10": ("max", "min"),
+    "OP-11": ("max_dim", "min_dim"),
 }
 
 
@@ -41,12 +48,17 @@ def _check_op(engine, data, op):
     assert_leaf_grads(script, program, expected, oracle=f"analytic v^T J through {op}")
 
 
+def _op_marks(op: str) -> list:
+    """Skip marks for an engine that lacks `op`: its missing_ops, or max_min for an extreme."""
+    return [pytest.mark.op(op)] + ([needs("max_min")] if op in EXTREMA else [])
+
+
 def _family_test(behaviour_id):
     ops = FAMILIES[behaviour_id]
 
     @behaviour(behaviour_id)
     # each op its own examples (a family of six shares none), skipped where the engine lacks it
-    @pytest.mark.parametrize("op", [pytest.param(op, marks=pytest.mark.op(op)) for op in ops])
+    @pytest.mark.parametrize("op", [pytest.param(op, marks=_op_marks(op)) for op in ops])
     @given(data=st.data())
     def test(engine, data, op):
         _check_op(engine, data, op)
@@ -64,6 +76,9 @@ test_relu = _family_test("OP-5")
 test_sum_mean = _family_test("OP-6")
 test_matmul = _family_test("OP-7")
 test_reshape_transpose_index = _family_test("OP-8")
+test_amax_amin = _family_test("OP-9")
+test_max_min = _family_test("OP-10")
+test_max_min_along_a_dim = _family_test("OP-11")
 
 
 @behaviour("OP-4")
@@ -128,3 +143,121 @@ def test_a_zero_base_has_the_limits_of_its_tensor_power(engine, shape, data):
                        oracle="b a^(b-1)")
     script.check_close("b.grad", a_values ** b_values * log_a, dtype=dtype,
                        oracle="a^b log(a), 0 where a == 0")
+
+
+
+@behaviour("GRAD-15")
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_masking_after_a_division_by_zero_still_gives_nan(engine, shape, data):
+    """x has zeros at drawn positions, and mask is 0 there and 1 elsewhere. mask * (1 / x) has
+    the gradient NaN at the zeros (0 times 1/x's infinite derivative) and -1/x^2 elsewhere;
+    masking the input first, mask * (1 / (x * mask + (1 - mask))), gives 0 at the zeros. (The
+    autograd note's torch.where example, written with the op set's multiplication.)"""
+    dtype = widest_float_dtype(engine)
+    drawn = data.draw(values(shape, dtype, bound=2.0), label="x").reshape(-1)
+    x = (drawn + np.where(drawn < 0, -0.25, 0.25)).astype(dtype).astype(np.float64)
+    zeros = sorted(data.draw(st.sets(st.integers(0, x.size - 1), min_size=1), label="zeros"))
+    x[zeros] = 0.0
+    mask = (x != 0).astype(np.float64)
+    others = [i for i in range(x.size) if i not in zeros]
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x.reshape(shape), dtype, requires_grad=True)}",
+               f"mask = {tensor_literal(mask.reshape(shape), dtype)}",
+               "(mask * (1 / x)).sum().backward()")
+    script.check(f"np.isnan(values(x.grad).reshape(-1)[{zeros}]).all()",
+                 f"masking 1/x after the division: x.grad at the zeros {zeros} is not NaN",
+                 show=("x.grad",))
+    script.check_close(f"values(x.grad).reshape(-1)[{others}]", -1 / x[others] ** 2,
+                       dtype=dtype, oracle="-1/x^2 where x != 0")
+    script.run("x.grad = None", "(mask * (1 / (x * mask + (1 - mask)))).sum().backward()")
+    script.check_close("x.grad", (mask * -1 / np.where(mask == 1, x, 1.0) ** 2).reshape(shape),
+                       dtype=dtype, oracle="-1/x^2 where x != 0, 0 at the masked zeros")
+
+# ----- ties at a max or min: every reduced slice has its extreme at two entries or more ----------
+@st.composite
+def _tied_inputs(draw, dtype: str, pick, along: bool):
+    """An input whose every reduced slice has its extreme (pick: np.max or np.min) at 2 to all of
+    its entries, at positions drawn, and the reduction: None (every element) or (dim, keepdim)."""
+    shape = list(draw(shapes(min_dims=1, max_dims=3), label="shape"))
+    if along:
+        dim = draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+        param = (dim, draw(st.booleans(), label="keepdim"))
+    else:
+        dim, param = 0, None
+    shape[dim] = max(2, shape[dim])   # room for a tie along dim (or in the whole tensor)
+    x = draw(values(tuple(shape), dtype), label="x before the ties")
+    generator = random.Random(draw(st.integers(0, 2 ** 32 - 1), label="tie positions"))
+    slices = np.moveaxis(x, dim, -1).reshape(-1, shape[dim]) if along else x.reshape(1, -1)
+    for row in slices:
+        row[generator.sample(range(row.size), generator.randint(2, row.size))] = pick(row)
+    return (np.moveaxis(slices.reshape(np.moveaxis(x, dim, -1).shape), -1, dim) if along
+            else slices.reshape(x.shape)), param
+
+
+def _dim_arguments(param) -> str:
+    return "" if param is None else f"dim={param[0]}" + (", keepdim=True" if param[1] else "")
+
+
+def _tie_case(engine, data, op: str, along: bool):
+    """x with ties and a random gradient g for out = x.<op>(...); returns the Script, which has
+    run the op (as `out`, or `out, indices`) and backward, the dtype, the reduced dim, the mask of
+    the tied entries, g with the reduced dim kept, and out's shape."""
+    dtype = widest_float_dtype(engine)
+    pick = np.max if op.endswith("max") else np.min
+    x, param = data.draw(_tied_inputs(dtype, pick, along), label="x and reduction")
+    dim = None if param is None else param[0]
+    result = pick(x, axis=dim, keepdims=bool(param and param[1]))
+    g = data.draw(cotangents(np.shape(result), dtype), label="gradient")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               f"out{', indices' if along and op in ('max', 'min') else ''} = "
+               f"x.{op}({_dim_arguments(param)})",
+               f"out.backward(torch.tensor({literal(g)}, dtype=torch.{dtype}))")
+    tied = x == pick(x, axis=dim, keepdims=True)
+    kept_g = np.reshape(g, np.shape(pick(x, axis=dim, keepdims=True)))
+    return script, dtype, dim, tied, kept_g, np.shape(result)
+
+
+def _check_even_split(engine, data, op: str, along: bool):
+    script, dtype, dim, tied, kept_g, _ = _tie_case(engine, data, op, along)
+    script.check_close("x.grad", kept_g / np.sum(tied, axis=dim, keepdims=True) * tied,
+                       dtype=dtype, oracle="even split: g / k on each of k tied extremes")
+
+
+@behaviour("OP-9")
+@needs("max_min")
+@pytest.mark.parametrize("op", [pytest.param(op, marks=_op_marks(op)) for op in ("amax", "amin")])
+@given(data=st.data())
+def test_amax_and_amin_split_a_tie_s_gradient_evenly(engine, op, data):
+    """x.amax() / x.amin(), or along a dim, where every slice's extreme is tied k >= 2 times:
+    each tied entry gets 1/k of its slice's gradient, the other entries nothing."""
+    _check_even_split(engine, data, op, along=data.draw(st.booleans(), label="along a dim"))
+
+
+@behaviour("OP-10")
+@needs("max_min")
+@pytest.mark.parametrize("op", [pytest.param(op, marks=_op_marks(op)) for op in ("max", "min")])
+@given(data=st.data())
+def test_max_and_min_of_every_element_split_a_tie_s_gradient_evenly(engine, op, data):
+    """x.max() / x.min() with the extreme at k >= 2 entries: each gets 1/k of the gradient, as
+    with amax (unlike max(dim), which picks one)."""
+    _check_even_split(engine, data, op, along=False)
+
+
+@behaviour("OP-11")
+@needs("max_min")
+@pytest.mark.parametrize("op", [pytest.param(op, marks=_op_marks(f"{op}_dim"))
+                                for op in ("max", "min")])
+@given(data=st.data())
+def test_max_and_min_along_a_dim_send_a_tie_s_gradient_to_the_index_returned(engine, op, data):
+    """out, indices = x.max(dim) (or min) where every slice's extreme is tied: indices are those
+    of each slice's first extreme, and that entry gets the slice's whole gradient, its tied
+    partners nothing."""
+    script, dtype, dim, tied, kept_g, shape = _tie_case(engine, data, op, along=True)
+    first = np.argmax(tied, axis=dim, keepdims=True)
+    expected = np.zeros(tied.shape)
+    np.put_along_axis(expected, first, kept_g, axis=dim)
+    script.check_equal("values(indices).tolist()", first.reshape(shape).astype(float).tolist(),
+                       why="each slice's first extreme, the index torch.max documents")
+    script.check_close("x.grad", expected, dtype=dtype,
+                       oracle="the gradient at the index returned")

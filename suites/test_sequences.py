@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import settings, strategies as st
+from hypothesis import event, given, settings, strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule, run_state_machine_as_test)
 
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import full_precision_values, widest_float_dtype
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import (full_precision_values, shapes, values,
+                                                     widest_float_dtype)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -257,3 +258,55 @@ def test_sequences_of_autograd_calls(engine):
                               settings=settings(settings.default, stateful_step_count=20,
                                                 max_examples=4 * settings.default.max_examples,
                                                 deadline=None))
+
+
+# ----- Python control flow (SEQ-2) -------------------------------------------------------------
+@st.composite
+def _branching_input(draw, dtype):
+    """x, whose sum is at least 0.5 away from 0, and the sign c that makes (x * c).sum() positive
+    exactly when the then-branch is drawn."""
+    x = draw(values(draw(shapes(), label="shape"), dtype, bound=2.0), label="x")
+    if abs(x.sum()) < 0.5:
+        x.flat[0] += 1.0
+    x = x.astype(dtype).astype(np.float64)
+    then = draw(st.booleans(), label="then-branch")
+    return x, 1.0 if (x.sum() > 0) == then else -1.0
+
+
+@behaviour("SEQ-2")
+@given(data=st.data())
+def test_a_branch_on_a_value_gives_the_gradient_of_the_branch_taken(engine, data):
+    """`if s.item() > 0` with h = x * c, c = +-1, and s = h.sum(): the then-branch takes
+    s * h.sum() (x.grad = 2 s c, half of it through s), the else-branch sums exp(h) (x.grad =
+    c exp(x c)). Drawing c's sign makes each branch happen; only the branch that ran is
+    differentiated, through s, whose value item() read, too."""
+    dtype = widest_float_dtype(engine)
+    x, c = data.draw(_branching_input(dtype), label="x, c")
+    s = float((x * c).sum())
+    event(f"then-branch: {s > 0}")
+    expected = 2 * s * c * np.ones_like(x) if s > 0 else c * np.exp(x * c)
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               f"h = x * {c!r}", "s = h.sum()",
+               "if s.item() > 0:", "    out = s * h.sum()", "else:", "    out = torch.exp(h).sum()",
+               "out.backward()")
+    script.check_close("x.grad", expected, dtype=dtype,
+                       oracle="analytic gradient of the branch taken",
+                       magnitude=float(np.abs(expected).max()))
+
+
+@behaviour("SEQ-2")
+@given(data=st.data(), doublings=st.integers(0, 4))
+def test_a_loop_on_a_value_gives_the_gradient_of_the_iterations_run(engine, data, doublings):
+    """`while abs(y).sum().item() < limit: y = y * 2`, the limit drawn so that the loop runs
+    `doublings` times: y.sum().backward() gives x.grad = 2 ** doublings, one factor per
+    iteration that ran."""
+    dtype = widest_float_dtype(engine)
+    x = data.draw(full_precision_values(data.draw(shapes(), label="shape"), dtype), label="x")
+    limit = 0.75 * float(np.abs(x).sum()) * 2 ** doublings
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, requires_grad=True)}", "y = x",
+               f"while torch.abs(y).sum().item() < {limit!r}:", "    y = y * 2",
+               "y.sum().backward()")
+    script.check_close("x.grad", np.full_like(x, 2.0 ** doublings), dtype=dtype,
+                       oracle=f"analytic: {doublings} doublings ran")

@@ -136,3 +136,65 @@ def test_optimizers_skip_parameters_without_grad(engine, problem, use_adam):
     script.run("optimizer.step()")
     script.check("np.array_equal(to_numpy(unused), np.ones(2))",
                  "step() changed a parameter without grad to {to_numpy(unused).tolist()}")
+
+
+# ACC-13: optimizers that keep state for a parameter once it has had a gradient.
+STATEFUL_OPTIMIZERS = ("SGD([w, aux], lr=0.1, momentum=0.9)",
+                       "SGD([w, aux], lr=0.1, momentum=0.9, weight_decay=0.1)",
+                       "Adam([w, aux], lr=0.1)", "Adam([w, aux], lr=0.1, weight_decay=0.1)")
+
+
+@behaviour("ACC-13")
+@given(problem=least_squares(), data=st.data(),
+       optimizer=st.sampled_from(STATEFUL_OPTIMIZERS),
+       zeroing=st.sampled_from(["zero_grad()", "zero_grad(set_to_none=True)"]))
+def test_a_parameter_the_loss_skips_keeps_none_and_its_values(engine, problem, data, optimizer,
+                                                               zeroing):
+    """Step 1 uses aux (the optimizer keeps state for it); then zero_grad() and a backward of a
+    loss without aux: aux.grad is None, and step 2 leaves aux as step 1 left it."""
+    X, y, w0 = problem
+    aux = data.draw(values((2,), "float32"), label="aux")
+    script = Script(engine)
+    _problem(script, X, y, w0)
+    script.run(f"aux = torch.nn.Parameter(torch.tensor({literal(aux)}))",
+               f"optimizer = torch.optim.{optimizer}",
+               f"optimizer.{zeroing}", "(loss() + (aux * aux).sum()).backward()",
+               "optimizer.step()",
+               f"optimizer.{zeroing}", "loss().backward()  # aux takes no part",
+               "after_first_step = to_numpy(aux.detach().clone())")
+    script.check("aux.grad is None", f"after optimizer.{zeroing} and a backward without aux, "
+                                     "aux.grad is {aux.grad}")
+    script.run("optimizer.step()")
+    script.check("np.array_equal(to_numpy(aux), after_first_step)",
+                 "step() moved aux, whose .grad is None: {to_numpy(aux).tolist()} after "
+                 "{after_first_step.tolist()}")
+
+
+@behaviour("OPT-4")
+@given(data=st.data(), way=st.sampled_from(["weight_decay", "momentum"]),
+       lr=st.sampled_from([0.5, 0.25, 0.125]), factor=st.sampled_from([0.9, 0.5, 0.25]))
+def test_a_zero_grad_still_steps_and_a_none_grad_does_not(engine, data, way, lr, factor):
+    """p's .grad is a zero tensor ((p * 0).sum().backward()), q's is None. SGD with weight_decay
+    sets p to p (1 - lr wd); SGD with momentum m, after a step with gradient g, moves p by
+    lr m g once more. q stays as it was."""
+    p0 = data.draw(values((3,), "float32"), label="p")
+    q0 = data.draw(values((2,), "float32"), label="q")
+    script = Script(engine)
+    script.run(f"p = torch.nn.Parameter(torch.tensor({literal(p0)}))",
+               f"q = torch.nn.Parameter(torch.tensor({literal(q0)}))")
+    if way == "weight_decay":
+        expected = p0 * (1 - lr * factor)
+        script.run(f"optimizer = torch.optim.SGD([p, q], lr={lr!r}, weight_decay={factor!r})")
+    else:
+        g = data.draw(values((3,), "float32"), label="g")
+        expected = p0 - lr * g - lr * factor * g
+        script.run(f"optimizer = torch.optim.SGD([p, q], lr={lr!r}, momentum={factor!r})",
+                   f"(p * torch.tensor({literal(g)})).sum().backward()", "optimizer.step()",
+                   "optimizer.zero_grad()")
+    script.run("(p * 0).sum().backward()")
+    script.check("q.grad is None and p.grad is not None and not to_numpy(p.grad).any()",
+                 "p.grad should be zeros and q.grad None", show=("p.grad", "q.grad"))
+    script.run("optimizer.step()")
+    script.check_close("p", expected, dtype="float32", oracle=f"SGD's {way} update of a zero grad")
+    script.check(f"np.array_equal(to_numpy(q), {literal(q0)})",
+                 "step() moved q, whose .grad is None: {to_numpy(q).tolist()}")

@@ -18,6 +18,8 @@ behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 pytestmark = needs("views")
 
+INFERENCE_VIEW_MESSAGE = ("A view was created in inference mode and is being modified inplace in "
+                          "normal mode.")
 VIEW_OF_LEAF_MESSAGE = ("a view of a leaf Variable that requires grad is being used in an "
                         "in-place operation.")
 NO_GRAD_VIEW_MESSAGE = ("A view was created in no_grad mode and is being modified inplace with "
@@ -241,6 +243,69 @@ def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, 
     script.run("with torch.no_grad():", f"    v = x{_chain(chain)}")
     script.raises("v.add_(w)")
     script.raises("v.add_(w)", NO_GRAD_VIEW_MESSAGE, behaviour="VIEW-14")
+    script.run("with torch.no_grad():", "    v.add_(w)")
+
+
+@behaviour("VIEW-19", "VIEW-20")
+@needs("inplace", "inference_mode")
+@given(data=st.data(), requiring=st.sampled_from(["base", "operand", "neither"]))
+def test_a_view_taken_in_inference_mode_refuses_recorded_in_place_ops(engine, data, requiring):
+    """A view taken under inference_mode of a normal tensor is no inference tensor; when its
+    base or the operand requires grad it refuses in-place ops in grad mode (with the message of
+    VIEW-20), while under no_grad and inside inference_mode the same op runs; when neither
+    requires grad it runs in grad mode too."""
+    shape = data.draw(shapes(), label="shape")
+    chain = data.draw(view_chains(shape), label="view chain")
+    view_shape = view_positions(shape, chain).shape
+    script = Script(engine, behaviour="VIEW-19")
+    base_flag, operand_flag = requiring == "base", requiring == "operand"
+    script.run(f"x = torch.ones({shape}, requires_grad={base_flag}) * 2.0",
+               f"w = torch.ones({view_shape}, requires_grad={operand_flag})")
+    script.run("with torch.inference_mode():", f"    v = x{_chain(chain)}")
+    script.check("not v.is_inference()", "a view of a normal tensor taken under inference_mode "
+                 "is an inference tensor")
+    if requiring == "neither":
+        script.run("v.add_(w)")
+    else:
+        script.raises("v.add_(w)")
+        script.raises("v.add_(w)", INFERENCE_VIEW_MESSAGE, behaviour="VIEW-20")
+    script.run("with torch.no_grad():", "    v.add_(w)")
+    script.run("with torch.inference_mode():", "    v.add_(w)")
+
+
+# split, chunk and unbind of a tensor of `shape` along `dim`: the call and how many views it gives.
+def _several_views_calls(shape, dim):
+    size = shape[dim]
+    return {f"split({k}, {dim})": -(-size // k) for k in range(1, size + 1)} | \
+        {f"split({[1, size - 1] if size > 1 else [1]}, {dim})": min(size, 2)} | \
+        {f"chunk({k}, {dim})": len(range(0, size, -(-size // k))) for k in range(1, size + 1)} | \
+        {f"unbind({dim})": size}
+
+
+@behaviour("VIEW-18")
+@needs("inplace")
+@given(data=st.data(), requiring=st.sampled_from(["leaf base", "base", "operand", "neither"]),
+       view=st.sampled_from(["", ".unsqueeze(0)", "[None][0]"]))
+def test_the_views_of_split_chunk_and_unbind_refuse_recorded_in_place_ops(engine, data, requiring,
+                                                                          view):
+    """p = x.split(...), x.chunk(...) or x.unbind(...): when x or the operand requires grad, an
+    in-place op on one of the views p[i], or on a view of it (views that need no contiguous
+    input: p[i] may have gaps), raises RuntimeError in grad mode and runs under no_grad; when
+    neither requires grad it runs in grad mode too."""
+    shape = data.draw(shapes(min_dims=1), label="shape")
+    dim = data.draw(st.integers(0, len(shape) - 1), label="dim")
+    calls = _several_views_calls(shape, dim)
+    call = data.draw(st.sampled_from(sorted(calls)), label="call")
+    i = data.draw(st.integers(0, calls[call] - 1), label="which view")
+    x = {"leaf base": "torch.ones({shape}, requires_grad=True)",
+         "base": "torch.ones({shape}, requires_grad=True) * 2.0"}.get(requiring, "torch.ones({shape})")
+    script = Script(engine)
+    script.run(f"x = {x.format(shape=shape)}", f"p = x.{call}", f"v = p[{i}]{view}")
+    script.run(f"w = torch.ones(tuple(v.shape), requires_grad={requiring == 'operand'})")
+    if requiring == "neither":
+        script.run("v.add_(w)")
+    else:
+        script.raises("v.add_(w)")
     script.run("with torch.no_grad():", "    v.add_(w)")
 
 

@@ -12,8 +12,9 @@ from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
-from autograd_conformance.harness.strategies import (ALL_OPS, REACH, op_applications, programs,
-                                                     reach, recorded_intermediates)
+from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, REACH, TIE_FEATURES,
+                                                     op_applications, programs, reach,
+                                                     recorded_intermediates)
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = load_engine("torch")
@@ -63,7 +64,7 @@ def test_saves_tensors_and_candidates_are_honoured(data):
 
 
 @settings(max_examples=20, deadline=None)
-@given(data=st.data(), op=st.sampled_from(ALL_OPS))
+@given(data=st.data(), op=st.sampled_from(ALL_OPS + EXTREMA))
 def test_op_applications_apply_their_op_once_to_leaves_that_require_grad(data, op):
     program = data.draw(op_applications(TORCH, op), label="program")
     [node] = program.nodes
@@ -89,6 +90,25 @@ def test_the_ci_profile_reaches_every_corner():
 
     draw()
     assert REACH <= found, f"not reached: {sorted(REACH - found)}"
+
+
+def test_the_ci_profile_reaches_the_ties_of_max_and_min():
+    """Under the `ci` profile, the programs of a test that asks for max, min, amax and amin (as
+    VAL-1 does) stay in every node's domain (no near tie, see ops.TIE_MARGIN) and meet both tie
+    rules: a gradient split evenly among tied extremes, and one sent to the index returned."""
+    found = set()
+
+    @settings(settings.get_profile("ci"), database=None)
+    @given(data=st.data())
+    def draw(data):
+        program = data.draw(programs(TORCH, ops=ALL_OPS + EXTREMA), label="program")
+        values = program.evaluate()
+        for node in program.nodes:
+            assert OPS[node.op].domain(*(values[arg] for arg in node.args), node.param), node
+        found.update(reach(program, values))
+
+    draw()
+    assert set(TIE_FEATURES) <= found, f"not reached: {sorted(set(TIE_FEATURES) - found)}"
 
 
 MAGIC_NUMBERS = '''"""A local module full of numbers in the ranges the suites draw from."""

@@ -28,8 +28,11 @@ CAPABILITIES = {
     "saved_tensor_hooks": "autograd.graph.saved_tensors_hooks, disable_saved_tensors_hooks and "
                           "save_on_cpu",
     "views": "views that share storage and version counter with their base (view, reshape, "
-             "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand), with "
-             "in-place ops on them recorded in the base; _base and _is_view() (strict level)",
+             "flatten, transpose, t, indexing, select, narrow, unsqueeze, squeeze, expand, and "
+             "the several views of split, chunk and unbind), with in-place ops on them recorded "
+             "in the base; _base and _is_view() (strict level)",
+    "saved_tensor_mutation": "autograd.graph.increment_version and "
+                             "autograd.graph.allow_mutation_on_saved_tensors",
     "conversions": "Tensor.numpy() (refused for tensors that require grad), tolist(), int(t), "
                    "bool(t), and tensor(t) of a tensor t",
     "anomaly": "autograd.detect_anomaly, autograd.set_detect_anomaly, is_anomaly_enabled and "
@@ -37,6 +40,7 @@ CAPABILITIES = {
     "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
                    "results kept by detach()) and the layout of .grad",
     "grad_assignment": "assigning a tensor to a leaf's .grad",
+    "grad_dtype": "Tensor.grad_dtype: the dtype a leaf's .grad takes, settable",
     "post_accumulate_hooks": "Tensor.register_post_accumulate_grad_hook",
     "node_hooks": "grad_fn.register_hook and grad_fn.register_prehook (hooks on graph nodes)",
     "node_metadata": "grad_fn.metadata, a dict per node",
@@ -51,11 +55,17 @@ CAPABILITIES = {
     "functional_api": "the rest of autograd.functional: vjp, jvp, vhp, hvp, hessian, and jacobian "
                       "of tuples with create_graph, strict and vectorize",
     "grads_batched": "autograd.grad(..., is_grads_batched=True): a batch of vector-Jacobian products",
+    "gradient_edge": "autograd.graph.get_gradient_edge(t), accepted by autograd.grad in place of t",
     "forward_ad": "autograd.forward_ad: dual_level, make_dual, unpack_dual, and tangents (J v) "
                   "through the random-program op set",
     "tensor_data": "Tensor.data: the tensor's values outside autograd, sharing its storage",
     "complex": "complex64/complex128 tensors that require grad: torch.complex, .real, .imag, "
                ".conj(), abs() and the holomorphic ops on them, with conjugate Wirtinger gradients",
+    "checkpoint": "torch.utils.checkpoint.checkpoint with use_reentrant=False and True, with "
+                  "manual_seed and rand for the random draws its recomputation replays",
+    "threads": "autograd used from several Python threads at once: per-thread grad mode and "
+               "saved-tensor hooks, concurrent backward and autograd.grad",
+    "max_min": "max, min, amax, amin, full and per-dim, with torch's tie rules",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag
@@ -108,7 +118,7 @@ CONTRACT_NAMES = {
              "Tensor.detach", "Tensor.sum", "Tensor.mean", "Tensor.reshape", "Tensor.transpose",
              "Tensor.clone", "Tensor.item", "Tensor.numel", "Tensor.shape", "Tensor.dtype",
              "Tensor.requires_grad", "Tensor.requires_grad_", "Tensor.is_leaf", "Tensor.grad",
-             "Tensor.grad_fn"),
+             "Tensor.grad_fn", "Tensor.retains_grad"),
     "float64": ("float64",),
     "dtype_conversion": ("Tensor.to",),
     "grad_mode": ("enable_grad", "set_grad_enabled", "is_grad_enabled"),
@@ -138,8 +148,10 @@ CONTRACT_NAMES = {
                            "autograd.graph.disable_saved_tensors_hooks",
                            "autograd.graph.save_on_cpu"),
     "views": ("Tensor.view", "Tensor.flatten", "Tensor.t", "Tensor.select", "Tensor.narrow",
-              "Tensor.unsqueeze", "Tensor.squeeze", "Tensor.expand", "Tensor._base",
-              "Tensor._is_view"),
+              "Tensor.unsqueeze", "Tensor.squeeze", "Tensor.expand", "Tensor.split",
+              "Tensor.chunk", "Tensor.unbind", "Tensor._base", "Tensor._is_view"),
+    "saved_tensor_mutation": ("autograd.graph.increment_version",
+                              "autograd.graph.allow_mutation_on_saved_tensors"),
     "conversions": ("Tensor.numpy", "Tensor.tolist"),
     "anomaly": ("autograd.detect_anomaly", "autograd.set_detect_anomaly",
                 "is_anomaly_enabled", "is_anomaly_check_nan_enabled"),
@@ -158,6 +170,9 @@ CONTRACT_NAMES = {
                    "autograd.forward_ad.unpack_dual"),
     "tensor_data": ("Tensor.data",),
     "complex": ("complex", "complex64", "complex128", "Tensor.real", "Tensor.conj"),
+    "checkpoint": ("utils.checkpoint.checkpoint", "manual_seed", "rand"),
+    "threads": (),
+    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin"),
 }
 
 

@@ -11,7 +11,10 @@ checks against the analytic oracle's).
 `saves_tensors` records whether torch's backward node for the op keeps tensors for backward: only
 then does a second backward without `retain_graph` raise (RETAIN-1 vs RETAIN-3). `domain` says
 where the op is smooth and well conditioned, so that rounding stays within the oracles' error
-analysis and finite differences stay a reliable check of them (see strategies.py).
+analysis and finite differences stay a reliable check of them (see strategies.py). max, min, amax
+and amin are not smooth where an extreme is tied: there their vjp is the subgradient torch
+documents (OP-9 .. OP-11, checked against torch only), and their domain allows exact ties but no
+near one (TIE_MARGIN).
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ KINK_MARGIN = 1e-2   # relu inputs keep this distance from 0
 SATURATION_MAX = 2.5  # tanh and sigmoid inputs stay within +-2.5: their derivatives 1 - t**2 and
                       # s * (1 - s) then lose at most ~70x the dtype's rounding to cancellation
 MAGNITUDE_MAX = 1e3  # no node's values exceed this
+TIE_MARGIN = 1e-2    # an entry of a max's or min's slice equals the extreme or stays this far from
+                     # it (relative to max(1, |extreme|)): a near tie would be a tie or not
+                     # depending on rounding, and central differences would cross it
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,75 @@ def _index_vjp(g, inputs, param, result, terms=_same):
     return (grad,)
 
 
+# max, min, amax and amin: the extreme of every element or of each slice along one dim, with
+# torch's tie rules (OP-9, OP-10, OP-11).
+EXTREME = {"amax": np.max, "max": np.max, "max_dim": np.max,
+           "amin": np.min, "min": np.min, "min_dim": np.min}
+
+
+def _extreme_np(op: str):
+    def on_numpy(a, param):
+        dim, keepdim = _reduction(param)
+        return EXTREME[op](a) if dim is None else EXTREME[op](a, axis=dim, keepdims=keepdim)
+    return on_numpy
+
+
+def _kept(array, dim, keepdim) -> np.ndarray:
+    """A reduction's result (or its gradient) with the reduced dim back, of size 1, so that it
+    broadcasts over the input."""
+    return np.expand_dims(array, dim) if dim is not None and not keepdim else np.asarray(array)
+
+
+def _extremes(op: str, a: np.ndarray, param) -> np.ndarray:
+    """Each slice's extreme (max or min), the reduced dim kept."""
+    dim, _ = _reduction(param)
+    return EXTREME[op](a, axis=dim, keepdims=True)
+
+
+def near_ties_removed(op: str, a: np.ndarray, param) -> np.ndarray:
+    """`a` with each entry within TIE_MARGIN of its slice's extreme set to that extreme: a near
+    tie made an exact one, exact in every dtype `a` is (the extreme is one of its entries)."""
+    extreme = _extremes(op, a, param)
+    near = np.abs(a - extreme) < TIE_MARGIN * np.maximum(1.0, np.abs(extreme))
+    return np.where(near, extreme, a)
+
+
+def has_ties(op: str, a: np.ndarray, param) -> bool:
+    """Whether some slice has its extreme at two entries or more."""
+    dim, _ = _reduction(param)
+    return bool(np.any(np.sum(a == _extremes(op, a, param), axis=dim) > 1))
+
+
+def _extreme_domain(op: str):
+    """No near ties (see TIE_MARGIN); exact ones are the point."""
+    return lambda a, param: bool(np.array_equal(near_ties_removed(op, a, param), a))
+
+
+def _even_split_vjp(g, inputs, param, result, terms=_same):
+    """amax, amin, and max or min of every element: each slice's gradient divided evenly among
+    the entries equal to its extreme (OP-9, OP-10)."""
+    (a,) = inputs
+    dim, keepdim = _reduction(param)
+    tied = a == _kept(result, dim, keepdim)
+    return (_kept(g, dim, keepdim) / np.sum(tied, axis=dim, keepdims=True) * tied,)
+
+
+def _first_index_vjp(g, inputs, param, result, terms=_same):
+    """max(dim), min(dim): each slice's gradient wholly to its first entry equal to the extreme,
+    the index they return (OP-11)."""
+    (a,) = inputs
+    dim, keepdim = _reduction(param)
+    first = np.argmax(a == _kept(result, dim, keepdim), axis=dim, keepdims=True)
+    grad = np.zeros_like(a)
+    np.put_along_axis(grad, first, _kept(g, dim, keepdim), axis=dim)
+    return (grad,)
+
+
+def _extreme_spec(op: str, template: str, grad_fn: str, vjp, backward_source) -> OpSpec:
+    return OpSpec(op, 1, _extreme_np(op), template, True, lambda p: grad_fn,
+                  domain=_extreme_domain(op), vjp=vjp, backward_source=backward_source)
+
+
 # The backward formulas in Tensor ops (backward_source) that depend on the param or the shapes.
 def _summed_source(expression: str, shape: tuple, target: tuple) -> str:
     """`expression` (a gradient of `shape`) summed over the dims that broadcasting added to or
@@ -201,6 +276,30 @@ def _selection_source(rows, shape, dtype) -> str:
     rest = int(np.prod(shape[1:], dtype=int))
     return (f"(torch.tensor({matrix.T.tolist()!r}, dtype=torch.{dtype}) @ "
             f"g.reshape({len(rows)}, {rest})).reshape({shape})")
+
+
+def _kept_source(param, shape) -> tuple[str, tuple]:
+    """A reduction's dim (text) and its keepdim shape: what g and r are reshaped to."""
+    dim, _ = _reduction(param)
+    return ("", ()) if dim is None else (f"dim={dim}, ", tuple(
+        1 if axis == dim % len(shape) else size for axis, size in enumerate(shape)))
+
+
+def _even_split_source(param, shapes, out, dtype):
+    """_even_split_vjp in Tensor ops: the mask of the tied entries times g over their count."""
+    dim, kept = _kept_source(param, shapes[0])
+    tied = f"(a == r.reshape({kept}))"
+    return (f"{tied} * (g.reshape({kept}) / {tied}.sum({dim}keepdim=True))"
+            if dim else f"{tied} * (g / {tied}.sum())",)
+
+
+def _first_index_source(arg: str):
+    """_first_index_vjp in Tensor ops: g scattered to the index argmax or argmin returns."""
+    def source(param, shapes, out, dtype):
+        dim, kept = _kept_source(param, shapes[0])
+        return (f"torch.zeros_like(a).scatter({_reduction(param)[0]}, "
+                f"a.{arg}({dim}keepdim=True), g.reshape({kept}))",)
+    return source
 
 
 def _index_rows(index) -> list[int]:
@@ -335,6 +434,17 @@ OPS: dict[str, OpSpec] = {spec.name: spec for spec in [
            vjp=_index_list_vjp,
            backward_source=lambda p, shapes, out, dtype: (
                _selection_source(list(p), shapes[0], dtype),)),
+    _extreme_spec("amax", "{0}.amax({p_dim})", "AmaxBackward0", _even_split_vjp,
+                  _even_split_source),
+    _extreme_spec("amin", "{0}.amin({p_dim})", "AminBackward0", _even_split_vjp,
+                  _even_split_source),
+    _extreme_spec("max", "{0}.max()", "MaxBackward1", _even_split_vjp, _even_split_source),
+    _extreme_spec("min", "{0}.min()", "MinBackward1", _even_split_vjp, _even_split_source),
+    # max(dim) and min(dim) return (values, indices); the program goes on with the values.
+    _extreme_spec("max_dim", "{0}.max({p_dim})[0]", "MaxBackward0", _first_index_vjp,
+                  _first_index_source("argmax")),
+    _extreme_spec("min_dim", "{0}.min({p_dim})[0]", "MinBackward0", _first_index_vjp,
+                  _first_index_source("argmin")),
 ]}
 
 
@@ -348,10 +458,14 @@ def backward_formulas(spec: OpSpec, param, input_shapes, output_shape,
     return source
 
 
+# The ops whose param is None, a dim or (dim, keepdim), written as keywords.
+DIM_PARAM_OPS = ("sum", "mean", "amax", "amin", "max_dim", "min_dim")
+
+
 def render(spec: OpSpec, args: tuple[str, ...], param) -> str:
     """The torch expression for one op application, e.g. `v1.sum(dim=0)`."""
     return spec.template.format(
-        *args, p=param, p_dim=_dim_text(param) if spec.name in ("sum", "mean") else "",
+        *args, p=param, p_dim=_dim_text(param) if spec.name in DIM_PARAM_OPS else "",
         p_swapped=", ".join(map(str, _swapped(param))) if spec.name == "transpose" else "",
         p_index=_index_text(param) if spec.name == "index" else "",
         p_list=str(list(param)) if spec.name == "index_list" else "")

@@ -20,7 +20,7 @@ import numpy as np
 from hypothesis import event, strategies as st
 
 from .ops import (DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX, SQRT_MIN,
-                  in_pow_base_range)
+                  has_ties, in_pow_base_range, near_ties_removed)
 from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0
@@ -46,6 +46,15 @@ ALL_OPS = (ARITHMETIC + POWERS + UNARY + REDUCTIONS + ("matmul",) + VECTOR_PRODU
 CURVED_OPS = ("mul", "div", "pow", "pow_tensor", "rpow", "exp", "log", "tanh", "sigmoid",
               "sqrt")  # nonzero second derivatives
 NON_SAVING_OPS = tuple(name for name in ALL_OPS if not OPS[name].saves_tensors)
+# max, min (of every element, and along a dim: `max_dim`), amax and amin: outside the core op set.
+# A program draws them only where its test asks for them (`ops=ALL_OPS + EXTREMA`) and the engine
+# declares the capability `max_min` (engine_ops), often on a fresh leaf whose values tie.
+EXTREMA = ("amax", "amin", "max", "min", "max_dim", "min_dim")
+EVEN_SPLIT = ("amax", "amin", "max", "min")   # a tie shares the gradient (OP-9, OP-10)
+OP_CAPABILITIES = {op: "max_min" for op in EXTREMA}
+TIE_VALUES = (-1.5, 0.5, 2.0)  # exact in every dtype: a tie drawn is a tie in the engine too
+TIE_FEATURES = ("tie split evenly (amax, amin, max(), min())",   # `reach` features, outside REACH
+                "tie sent to the returned index (max(dim), min(dim))")
 
 
 @functools.cache
@@ -62,9 +71,11 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
 
 
 def engine_ops(engine, ops=ALL_OPS) -> tuple[str, ...]:
-    """`ops` without those the engine declares missing (its adapter's `missing_ops`): random
-    programs judge every behaviour on the engine's own ops, never on one composed of others."""
-    return tuple(op for op in ops if op not in engine.missing_ops)
+    """`ops` without those the engine declares missing (its adapter's `missing_ops`) or whose
+    capability it does not declare (OP_CAPABILITIES): random programs judge every behaviour on
+    the engine's own ops, never on one composed of others."""
+    return tuple(op for op in ops if op not in engine.missing_ops
+                 and engine.has(OP_CAPABILITIES.get(op, "core")))
 
 
 def widest_float_dtype(engine) -> str:
@@ -136,6 +147,15 @@ def values(shape: tuple[int, ...], dtype: str, bound: float = LEAF_BOUND) -> st.
 
 
 @functools.cache
+def tied_values(shape: tuple[int, ...]) -> st.SearchStrategy:
+    """Arrays of `shape` whose elements are drawn from TIE_VALUES: a slice's max or min is often
+    shared, so the tie rules of max, min, amax and amin come up (OP-9, OP-10, OP-11)."""
+    count = _numel(shape)
+    return st.lists(sampled(TIE_VALUES), min_size=count, max_size=count).map(
+        lambda flat: np.asarray(flat, np.float64).reshape(shape))
+
+
+@functools.cache
 def full_precision_values(shape: tuple[int, ...], dtype: str,
                           bound: float = LEAF_BOUND) -> st.SearchStrategy:
     """Arrays of `shape` whose elements have magnitude in [bound / 4, bound], either sign, and
@@ -167,12 +187,15 @@ class _Builder:
         self.nodes: list[Node] = []
         self.values: dict[str, np.ndarray] = {}
 
-    def new_leaf(self, shape: tuple[int, ...], requires_grad: bool | None = None) -> str:
+    def new_leaf(self, shape: tuple[int, ...], requires_grad: bool | None = None,
+                 tied: bool = False) -> str:
+        """A fresh leaf of `shape`; `tied`: its values from TIE_VALUES (tied_values)."""
         name = f"x{len(self.leaves)}"
         flag = {"all": True, "none": False}.get(self.requires_grad, requires_grad)
         if flag is None:  # requiring first: hypothesis often draws (and shrinks to) the first
             flag = self.draw(sampled((True, False)), label=f"{name}.requires_grad")
-        leaf_values = self.draw(values(shape, self.dtype), label=name)
+        strategy = tied_values(shape) if tied else values(shape, self.dtype)
+        leaf_values = self.draw(strategy, label=name)
         self.leaves.append(Leaf(name, leaf_values, flag))
         self.values[name] = leaf_values
         return name
@@ -216,6 +239,10 @@ class _Builder:
             return
         shape = self.values[a].shape
         param = self.draw(self._param(op, shape), label=f"{op} parameter")
+        if op in EXTREMA:
+            a = self._extreme_input(op, a, param)
+            if a is None:
+                return
         args: tuple[str, ...] = (a,)
         if op in ELEMENTWISE_BINARY:
             args = (a, self.binary_partner(shape))
@@ -233,6 +260,15 @@ class _Builder:
         if not 0 < result.size <= MAX_NUMEL or not np.all(np.abs(result) <= MAGNITUDE_MAX):
             return
         self._add_node(op, args, param, result)
+
+    def _extreme_input(self, op: str, a: str, param) -> str | None:
+        """The input of a max or min: often a fresh leaf of a's shape whose values tie, else `a`
+        where it has no exact tie (None otherwise): only a leaf's ties are ties in the engine
+        too, an intermediate's might be rounded apart in float32."""
+        if self.draw(st.booleans(), label=f"{op} of a fresh leaf with ties"):
+            return self.new_leaf(self.values[a].shape, tied=True)
+        is_leaf = any(leaf.name == a for leaf in self.leaves)
+        return a if is_leaf or not has_ties(op, self.values[a], param) else None
 
     def append(self, op: str, *args: str) -> str:
         """Apply `op` (an op valid everywhere, without parameter) to `args`; returns the name."""
@@ -257,7 +293,7 @@ class _Builder:
             return lambda v: v.ndim == 1
         if op == "transpose":
             return lambda v: v.ndim >= 2
-        if op in ("index", "index_list"):
+        if op in ("index", "index_list", "max_dim", "min_dim"):
             return lambda v: v.ndim >= 1
         if op == "pow_tensor":
             return in_pow_base_range
@@ -272,10 +308,11 @@ class _Builder:
             return st.sampled_from((2, 3, 1, 0, -1))
         if op == "rpow":  # a positive Python number base: base ** x is real
             return st.sampled_from((2.0, 0.5, 3.0))
-        if op in REDUCTIONS:
+        if op in REDUCTIONS + ("amax", "amin", "max_dim", "min_dim"):
             dims = [dim - len(shape) * negative for dim in range(len(shape))
                     for negative in (False, True)]
-            return st.sampled_from((None, *((dim, keep) for dim in dims for keep in (False, True))))
+            along = tuple((dim, keep) for dim in dims for keep in (False, True))
+            return st.sampled_from(along if op in ("max_dim", "min_dim") else (None, *along))
         if op == "transpose":
             pairs = [(first, second) for first in range(len(shape))
                      for second in range(first + 1, len(shape))]
@@ -473,6 +510,8 @@ def _op_features(node: Node, inputs: list[np.ndarray]) -> set[str]:
         found.add("vector dot product")
     elif node.op == "pow_tensor":
         found.add("power with a tensor exponent")
+    elif node.op in EXTREMA and has_ties(node.op, inputs[0], node.param):
+        found.add(TIE_FEATURES[0] if node.op in EVEN_SPLIT else TIE_FEATURES[1])
     return found
 
 
@@ -487,7 +526,7 @@ def _op_choice(ops: tuple[str, ...]) -> st.SearchStrategy[str]:
     families = [tuple(op for op in family if op in ops)
                 for family in (ARITHMETIC, UNARY_FUNCTIONS, UNARY_ARITHMETIC, POWERS, REDUCTIONS,
                                ("matmul",), VECTOR_PRODUCTS, ("reshape", "transpose"),
-                               ("index", "index_list"))]
+                               ("index", "index_list"), EXTREMA)]
     families = [family for family in families if family]
     common = math.lcm(*map(len, families))
     return st.sampled_from(tuple(op for family in families for op in family
@@ -556,16 +595,20 @@ def op_applications(draw, engine, op: str, *, dtype: str | None = None) -> Progr
     inputs drawn inside the op's smooth domain (the inputs of log and sqrt and a tensor power's
     base >= LOG_MIN or SQRT_MIN, divisors and the bases of negative powers at least DIV_MIN from
     0, the inputs of relu and abs at least KINK_MARGIN from their kink, a tensor power's
-    exponent not 0). Every example exercises the op, unlike a random program that may reject
-    it."""
+    exponent not 0; for max, min, amax and amin, values that tie half the time and no near tie).
+    Every example exercises the op, unlike a random program that may reject it."""
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
     min_dims = (2 if op in ("matmul", "mv", "transpose")
-                else 1 if op in REDUCTIONS + SHAPING + ("index_list", "dot") else 0)
+                else 1 if op in REDUCTIONS + SHAPING + EXTREMA + ("index_list", "dot") else 0)
     max_dims = {"matmul": 2, "mv": 2, "dot": 1}.get(op, MAX_DIMS)
     shape = draw(shapes(min_dims=min_dims, max_dims=max_dims), label="input shape")
     param = draw(_Builder._param(op, shape), label=f"{op} parameter")
     first = draw(values(shape, chosen_dtype), label="x0")
-    if op in ("log", "pow_tensor"):
+    if op in EXTREMA:  # ties half the time, and no near tie (see the op's domain)
+        if draw(st.booleans(), label="x0 with ties"):
+            first = draw(tied_values(shape), label="x0 tied")
+        first = near_ties_removed(op, first, param)
+    elif op in ("log", "pow_tensor"):
         first = _in_domain(first, chosen_dtype, floor=LOG_MIN, positive=True)
     elif op == "sqrt":
         first = _in_domain(first, chosen_dtype, floor=SQRT_MIN, positive=True)

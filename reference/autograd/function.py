@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from .. import grad_mode
-from ..dual import tangent
+from ..dual import primals_only, set_tangent, tangent
 from ..graph import Node, original
 from ..ops.common import sum_to
 from ..tensor import Tensor, make
@@ -21,8 +21,7 @@ from ..tensor import Tensor, make
 _state = grad_mode.state
 ONCE_MESSAGE = "trying to differentiate twice a function that was marked with @once_differentiable"
 DIRTY_LEAF_MESSAGE = "a leaf Variable that requires grad has been used in an in-place operation."
-JVP_MESSAGE = ("You must implement the jvp function for custom autograd.Function to use it with forward mode "
-               "AD. (The reference engine runs no custom jvp.)")
+JVP_MESSAGE = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
 
 
 class FunctionBackward(Node):
@@ -44,6 +43,8 @@ class FunctionBackward(Node):
                            for a in args]
         self._dirty, self._non_differentiable = (), ()
         self._materialize = True
+        self._for_forward = ()  # what save_for_forward kept, for jvp (FN-22)
+        self._in_jvp = False
 
     # ----- what forward (or setup_context) calls ------------------------------------------------
     def save_for_backward(self, *tensors):
@@ -51,13 +52,19 @@ class FunctionBackward(Node):
         saves, they go through the saved-tensor hooks open now (SAV-7)."""
         self.save(*tensors)
 
+    def save_for_forward(self, *tensors):
+        """Keep tensors for jvp, where `saved_tensors` gives them (FN-22)."""
+        self._for_forward = tensors
+
     def produced(self, value):
         return any(value is out for out in self._saved_outputs)
 
     @property
     def saved_tensors(self):
         """The saved tensors as they were saved; raises once backward freed them (FN-6) or one was
-        modified in place since (FN-5)."""
+        modified in place since (FN-5). Inside jvp: those saved for forward (FN-22)."""
+        if self._in_jvp:
+            return tuple(self._for_forward)
         return tuple(self._unpack(True))
 
     def mark_dirty(self, *tensors):
@@ -146,20 +153,54 @@ class Function:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def jvp(ctx, *tangents):
+        raise NotImplementedError(JVP_MESSAGE)
+
     @classmethod
     def apply(cls, *args):
         """Run forward, then make its outputs the node's when an argument requires grad in grad
         mode (FN-1, FN-14). Each call makes a node of its own, so a Function applied several times
-        runs its backward once per application, with the sum of its outputs' uses (FN-19). An
-        argument with a tangent (forward-mode AD) is refused: the reference runs no custom jvp."""
-        if any(isinstance(a, Tensor) and tangent(a) is not None for a in args):
+        runs its backward once per application, with the sum of its outputs' uses (FN-19). Where
+        an argument has a tangent, forward mode runs jvp (FN-22); a Function without one raises
+        (FN-23)."""
+        tangents = [tangent(a) if isinstance(a, Tensor) else None for a in args]
+        if any(t is not None for t in tangents) and cls.jvp is Function.jvp:
             raise NotImplementedError(JVP_MESSAGE)
         ctx = _node_class(cls)(args)
-        result = _run_forward(cls, ctx, args)
+        with primals_only():
+            result = _run_forward(cls, ctx, args)
         outputs = result if isinstance(result, tuple) else (result,)
         if _state.enabled and any(ctx.needs_input_grad):
             outputs = _attach(ctx, args, outputs)
+        if any(t is not None for t in tangents):
+            _forward_tangents(cls, ctx, args, tangents, outputs)
+        ctx._for_forward = ()
         return outputs if isinstance(result, tuple) else outputs[0]
+
+
+def _forward_tangents(cls, ctx, args, tangents, outputs):
+    """Forward mode through a Function (FN-22): jvp gets one tangent per argument, zeros for a
+    tensor without one and None for a number, on primals, and returns one tangent per tensor
+    output (None: that output gets none), which must have its output's shape."""
+    given = [None if not isinstance(a, Tensor) else t if t is not None else make(np.zeros_like(a._array))
+             for a, t in zip(args, tangents)]
+    ctx._in_jvp = True
+    try:
+        with primals_only():
+            returned = cls.jvp(ctx, *given)
+    finally:
+        ctx._in_jvp = False
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    for out, t in zip([out for out in outputs if isinstance(out, Tensor)], returned):
+        if t is None:
+            continue
+        if t.shape != out.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+                f"this is not supported. Tensor is of size {list(out.shape)} while the given forward gradient "
+                f"is of size {list(t.shape)}.")
+        set_tangent(out, make(np.array(t._array)))
 
 
 def _run_forward(cls, ctx, args):

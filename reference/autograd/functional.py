@@ -9,7 +9,8 @@ to the caller's graph), and asks `grad` for vector-Jacobian products:
   create_graph from a dummy u, is linear in u, and its own vjp with v is J v (FUNC-2). Forward-mode
   AD would be the fast way; this one needs nothing but backward.
 - `jacobian`: one vjp per output element, the unit vector e_k giving row k (JAC-6, JAC-8, JAC-9);
-  vectorize=True asks for all the rows in one batched `grad` call (JAC-10, FUNC-8).
+  vectorize=True asks for all the rows in one batched `grad` call (JAC-10, FUNC-8);
+  strategy="forward-mode" builds it column by column instead (forward_jacobian.py, FUNC-9).
 - `hessian`: the jacobian of the gradient, itself taken with create_graph (FUNC-4); `vhp`: the
   vjp of the gradient with v; `hvp`: the double-vjp trick on the gradient (FUNC-5).
 
@@ -22,6 +23,7 @@ import numpy as np
 from .. import grad_mode
 from ..creation import zeros_like
 from ..tensor import make
+from . import forward_jacobian
 from .gradients import grad, stack
 
 STRICT = " This is not allowed in strict mode."
@@ -156,11 +158,14 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
     """[i][j] = d output_i / d input_j, shaped output_i.shape + input_j.shape, nested as func's
     outputs and the inputs are: one level of tuple for each tuple (JAC-9)."""
+    forward_jacobian.check_strategy(strategy, create_graph, strict, vectorize)
+    inputs_tuple, inputs = _as_tuple(inputs)
+    if strategy == "forward-mode":  # column by column, with forward-mode AD (FUNC-9)
+        outputs_tuple, blocks = forward_jacobian.jacobian(func, inputs)
+        return _unpack(tuple(_unpack(row, inputs_tuple) for row in blocks), outputs_tuple)
     if strict and vectorize:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
                            "supported together. Please either set `strict=False` or `vectorize=False`.")
-    _reverse_mode_only(strategy)
-    inputs_tuple, inputs = _as_tuple(inputs)
     inputs = _own(inputs, create_graph)
     outputs_tuple, outputs = _call(func, inputs, strict)
     rows = tuple(_unpack(_blocks(i, out, inputs, create_graph, strict, vectorize), inputs_tuple)
@@ -169,11 +174,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def _reverse_mode_only(strategy):
-    """This engine builds every Jacobian from vector-Jacobian products; it does not pretend to
-    honour another strategy."""
+    """hessian's outer Jacobian is built from vector-Jacobian products only: this engine does not
+    pretend to honour forward-over-reverse."""
     if strategy != "reverse-mode":
-        raise NotImplementedError(f"the reference engine computes Jacobians in reverse mode only, "
-                                  f"not with strategy={strategy!r}")
+        raise NotImplementedError(f"the reference engine computes a hessian's outer Jacobian in reverse mode "
+                                  f"only, not with strategy={strategy!r}")
 
 
 def _blocks(i, out, inputs, create_graph, strict, vectorize):

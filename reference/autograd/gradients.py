@@ -10,10 +10,11 @@ import numpy as np
 from .. import graph, walk
 from ..graph import edge, input_node
 from ..tensor import Tensor, make
+from .graph import GradientEdge
 
 
 def _as_tuple(x):
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):  # an edge is a tuple too, but stands for one tensor
         return (x,)
     return tuple(x)
 
@@ -35,6 +36,9 @@ def _root_grads(outputs, grad_outputs, as_tensors):
             raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None and not out._requires_grad:  # no gradient to imply: `_root_edges` refuses the root (JAC-18)
+            grads.append(None)
+            continue
         if g is None:  # implicit ones for a one-element output of any shape (JAC-3)
             if out._array.size != 1:  # JAC-1, JAC-2, MSG-2
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -78,10 +82,20 @@ def _root_edges(outputs):
     return edges
 
 
-def _for_output(grad, t):
-    """The part of what arrived at t's node that is t's: all of it, unless the node is a custom
-    Function's with several outputs, which receives one gradient (or None) per output."""
-    return grad[t._output_nr] if input_node(t).outputs > 1 else grad
+def _for_output(grad, node, output_nr):
+    """The part of what arrived at `node` that is its output `output_nr`'s: all of it, unless the node
+    is a custom Function's with several outputs, which receives one gradient (or None) per output."""
+    return grad[output_nr] if node.outputs > 1 else grad
+
+
+def _edge_of(t):
+    """(node, output number) where the gradient w.r.t. an input of grad arrives: a tensor's, which
+    must require grad (REQ-12), or a GradientEdge as given (GRAD-13)."""
+    if isinstance(t, GradientEdge):
+        return tuple(t)
+    if not t._requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return input_node(t), t._output_nr
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -107,19 +121,29 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             by_node.setdefault(input_node(t), {})[id(t)] = t
+        # An input off the graph is never reached: no error, its .grad stays None (GRAD-11).
         targets = {node: _accumulator_of(list(ts.values())) for node, ts in by_node.items()}
-    walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
+    walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets,
+                      run_targets=True)
 
 
 def _accumulator_of(tensors):
     """What backward(inputs=[...]) does with the gradient that reaches the node of `tensors`:
-    accumulate each one's part into its .grad (MISC-4)."""
+    accumulate each one's part into its .grad (MISC-4), a non-leaf's too (LEAF-12). A leaf's node is
+    its AccumulateGrad, which the walk runs (`run_targets`): it accumulates by itself."""
+    if tensors[0].grad_fn is None:
+        return _accumulated_by_the_node
+
     def accumulate(grad):
         for t in tensors:
-            part = _for_output(grad, t)
+            part = _for_output(grad, input_node(t), t._output_nr)
             if part is not None:
                 graph.accumulate_into(t, part)
     return accumulate
+
+
+def _accumulated_by_the_node(grad):
+    """A leaf's gradient is added by its AccumulateGrad node as it runs."""
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -141,22 +165,22 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = tuple(named.values()) if named is not None else _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")  # GRAD-8
-    for t in inputs:
-        if not t._requires_grad:  # REQ-12
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    edges = [_edge_of(t) for t in inputs]
+    if materialize_grads and any(isinstance(t, GradientEdge) for t in inputs):
+        raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
     # One root per output: the walk sums their vector-Jacobian products at each input (GRAD-9).
     grads = _root_grads(outputs, grad_outputs, create_graph)  # v^T J for grad_outputs v (JAC-2)
     roots = _root_edges(outputs)
     captured = {}
     # A non-leaf input's gradient is the one that arrives at its grad_fn (GRAD-4).
-    targets = {input_node(t): _capture(captured, input_node(t)) for t in inputs}
+    targets = {node: _capture(captured, node) for node, _ in edges}
     # Saved tensors are freed as by backward, unless retain_graph (RETAIN-2), which defaults to
     # create_graph (RETAIN-5, RETAIN-6).
     walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets)
     results = []
-    for i, t in enumerate(inputs):
-        g = captured.get(input_node(t))
-        g = None if g is None else _for_output(g, t)
+    for i, (t, (node, output_nr)) in enumerate(zip(inputs, edges)):
+        g = captured.get(node)
+        g = None if g is None else _for_output(g, node, output_nr)
         if g is None:
             if not allow_unused:  # GRAD-2; the index counts the inputs from 0 (GRAD-10)
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
@@ -165,7 +189,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif isinstance(g, Tensor):
             results.append(g)
         else:
-            results.append(make(np.array(g, dtype=t._array.dtype)))  # dL/dx + i dL/dy if complex (CPLX-8)
+            dtype = None if isinstance(t, GradientEdge) else t._array.dtype  # an edge's: as it arrived
+            results.append(make(np.array(g, dtype=dtype)))  # dL/dx + i dL/dy if complex (CPLX-8)
     return dict(zip(named, results)) if named is not None else tuple(results)
 
 

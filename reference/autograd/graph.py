@@ -1,14 +1,17 @@
-"""`reference.autograd.graph`: hooks on the tensors that nodes save for backward (SAV-*), and one
-hook on the gradients of several tensors (`register_multi_grad_hook`).
+"""`reference.autograd.graph`: hooks on the tensors that nodes save for backward (SAV-*), changing
+saved tensors (`increment_version`, `allow_mutation_on_saved_tensors`), one hook on the gradients
+of several tensors (`register_multi_grad_hook`), and gradient edges.
 
 Inside `saved_tensors_hooks(pack, unpack)` every tensor an op saves goes through `pack` at forward
 time, and what `pack` returned goes through `unpack` when backward needs it (graph.py does both),
 as the autograd note's "Hooks for saved tensors" describes.
 """
+import collections
 import weakref
 
 from .. import walk
 from ..graph import input_node
+from ..saved import saved_mutation
 from ..hooks import saved_tensor_hooks as _hooks
 from ..tensor import make
 
@@ -53,6 +56,28 @@ class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
 
     def __exit__(self, *exc_info):
         _hooks.disabled = self._previous
+
+
+def increment_version(tensor):
+    """Count an in-place change that autograd did not see, of a tensor or of each in a list: a
+    node that saved it then refuses backward, as after any in-place op (INP-20)."""
+    for t in tensor if isinstance(tensor, (list, tuple)) else (tensor,):
+        t._bump_version()
+
+
+class allow_mutation_on_saved_tensors:  # noqa: N801 - torch's name
+    """Within the context, tensors that nodes recorded inside it saved may be modified in place:
+    backward computes with the values they had when saved (SAV-12; graph.py copies them before
+    the write, where torch clones on write). Contexts nest: the outermost keeps the record."""
+
+    def __enter__(self):
+        self._previous = saved_mutation.nodes
+        if self._previous is None:
+            saved_mutation.nodes = weakref.WeakSet()
+        return self
+
+    def __exit__(self, *exc_info):
+        saved_mutation.nodes = self._previous
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):
@@ -100,3 +125,16 @@ class _Handles:
     def remove(self):
         for handle in self.handles:
             handle.remove()
+
+
+GradientEdge = collections.namedtuple("GradientEdge", ["node", "output_nr"])
+GradientEdge.__doc__ = "Where a gradient arrives in the graph: a node and its output number."
+
+
+def get_gradient_edge(tensor):
+    """The edge through which the gradient w.r.t. `tensor` arrives: its grad_fn at its output
+    number, or a leaf's AccumulateGrad. autograd.grad takes it in place of the tensor (GRAD-13)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    return GradientEdge(input_node(tensor), tensor._output_nr)

@@ -11,8 +11,9 @@ op computes in torch's dtype (VAL-2), with torch running the same program (VAL-3
 - `arithmetic.py`  + - * / ** and negation
 - `elementwise.py` exp, log, tanh, sigmoid, relu, sqrt, abs, sgn, comparisons
 - `reductions.py`  sum, mean, mse_loss, argmax
+- `extrema.py`     max, min, amax, amin, with torch's tie rules
 - `views.py`       reshape/view, unsqueeze, squeeze, expand, transpose, t
-- `indexing.py`    a[key], select, narrow
+- `indexing.py`    a[key], select, narrow, split, chunk, unbind
 - `linalg.py`      matmul, addmm, linear
 - `copies.py`      clone, to
 - `complex_numbers.py` torch.complex, .real, .imag, .conj(): where real and complex gradients meet
@@ -24,15 +25,16 @@ from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
 from .complex_numbers import complex, conj, imag, real
 from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
-from .indexing import index, narrow, select
+from .extrema import amax, amin, max, min  # noqa: A004
+from .indexing import chunk, index, narrow, select, split, unbind
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
 from .reductions import argmax, mean, mse_loss, sum
 from .views import expand, flatten, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
-    "abs", "add", "add_", "argmax", "clone", "compare", "complex", "conj", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
-    "index_put", "linear", "log", "matmul", "mean", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
-    "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "sqrt", "squeeze", "sub", "sub_",
-    "sum", "t", "tanh", "to", "transpose", "unsqueeze", "view",
+    "abs", "add", "add_", "amax", "amin", "argmax", "chunk", "clone", "compare", "complex", "conj", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
+    "index_put", "linear", "log", "matmul", "max", "mean", "min", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
+    "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "split", "sqrt", "squeeze", "sub", "sub_",
+    "sum", "t", "tanh", "to", "transpose", "unbind", "unsqueeze", "view",
 ]

@@ -128,6 +128,9 @@ def rdiv(a, number):
 
 
 class ReciprocalBackward0(ResultNode):
+    """d(1/a): -grad / a^2, NaN where a is 0 even if grad is 0 there: a mask applied after the
+    division does not hide it (GRAD-15)."""
+
     __slots__ = ()
 
     def backward(self, grad):

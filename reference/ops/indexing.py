@@ -1,4 +1,5 @@
-"""Reading by index: `a[key]`. Ints and slices give views; any other key gives a copy.
+"""Reading by index: `a[key]`. Ints and slices give views; any other key gives a copy. split,
+chunk and unbind give several views, each a slice or select.
 
 Forward mode takes the same elements of the input's tangent (`jvp`). Writing by index
 (`a[key] = value`) is an in-place op: see inplace.py.
@@ -47,6 +48,49 @@ def narrow(a, dim, start, length):
     return index(a, (slice(None),) * dims_of(a, dim)[0] + (slice(start, start + length),))
 
 
+def split(a, size, dim=0):
+    """a.split(size, dim): views of consecutive pieces along dim, of `size` (the last one may be
+    shorter; SplitBackward0) or of the sizes in a list (SplitWithSizesBackward0)."""
+    d = dims_of(a, dim)[0]
+    length = a._array.shape[d]
+    if isinstance(size, int):
+        sizes, name, node_class = [min(size, length - start) for start in range(0, length, size)] or [0], \
+            "Split", SplitBackward0
+    else:
+        sizes, name, node_class = list(size), "SplitWithSizes", SplitWithSizesBackward0
+        if sum(sizes) != length:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input "
+                               f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    starts = np.cumsum([0] + sizes[:-1])
+    lead = (slice(None),) * d
+    return _several_views(a, [lead + (slice(int(s), int(s) + n),) for s, n in zip(starts, sizes)],
+                          name, node_class)
+
+
+def chunk(a, chunks, dim=0):
+    """a.chunk(n, dim): split into pieces of ceil(size / n), so maybe fewer than n (SplitBackward0)."""
+    length = a._array.shape[dims_of(a, dim)[0]]
+    return split(a, max(-(-length // chunks), 1), dim)
+
+
+def unbind(a, dim=0):
+    """a.unbind(dim): the selects of every index along dim (UnbindBackward0)."""
+    d = dims_of(a, dim)[0]
+    lead = (slice(None),) * d
+    return _several_views(a, [lead + (i, Ellipsis) for i in range(a._array.shape[d])], "Unbind",
+                          UnbindBackward0)
+
+
+def _several_views(a, keys, name, node_class):
+    """The views of one op that returns several: each is marked as output `number` of `name`, so
+    that no in-place op may change one where autograd records it (VIEW-18). torch records one node
+    with an output per view; the reference records a node per view, whose gradients add up alike."""
+    pieces = tuple(_index_once(a, key, node_class) for key in keys)
+    for number, piece in enumerate(pieces):
+        piece._view.multiple = (name, number)
+    return pieces
+
+
 def _index_once(a, key, node_class):
     """One select, slice or general index; the first two are views."""
     x = a._array
@@ -79,6 +123,18 @@ class SelectBackward0(Node):
 
 
 class SliceBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+class SplitBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+class SplitWithSizesBackward0(SelectBackward0):
+    __slots__ = ()
+
+
+class UnbindBackward0(SelectBackward0):
     __slots__ = ()
 
 

@@ -8,6 +8,8 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..dual import tangent
 from ..graph import Node, record, recording
+from ..saved import saved_mutation
+from ..module_hooks import BackwardHookFunctionBackward
 from ..tensor import Tensor, make
 from .arithmetic import add, div, mul, sub
 from .common import as_operand, meta, sum_to, value as value_of  # `value` names fill_'s argument
@@ -21,12 +23,26 @@ NO_GRAD_VIEW_MESSAGE = (
     "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
     "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
     "tracked) or both outside (if you want the inplace to be tracked).")
+INFERENCE_VIEW_MESSAGE = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+    "the view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+    "be tracked) or both outside (if you want the inplace to be tracked).")
+MULTIPLE_VIEWS_MESSAGE = (
+    "Output {number} of {name} is a view and is being modified inplace. This view is the output of a "
+    "function that returns multiple views. Such functions do not allow the output views to be modified "
+    "inplace. You should replace the inplace operation by an out-of-place one.")
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory "
     "location. Please clone() the tensor before performing the operation.")
 FORWARD_AD_MESSAGE = "reference: forward-mode AD through in-place ops is not supported"
 OVERLAP_RECORDED_MESSAGE = ("the reference engine does not record a write into a view whose "
                             "elements share memory (an expanded view)")
+HOOK_WRAPPED_MESSAGE = (
+    "Output 0 of BackwardHookFunction is a view and is being modified inplace. This view was created inside a "
+    "custom Function (or because an input was returned as-is) and the autograd logic to handle view+inplace "
+    "would override the custom backward associated with the custom Function, leading to incorrect gradients. "
+    "This behavior is forbidden. You can fix this by cloning the output of the custom Function.")
 INPLACE_INFERENCE_MESSAGE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
     "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
@@ -36,12 +52,15 @@ INPLACE_INFERENCE_MESSAGE = (
 def _check_inplace(a, leaf_message, *operands, overlap_checked=True):
     """torch's refusals, in its words: for the ops that check for overlap (all but zero_(),
     fill_() and index assignment, `overlap_checked`), a view whose elements share memory (VIEW-15,
-    in no_grad too); inference tensors (MODE-7); in grad mode, a view taken under no_grad that the
-    op would record (VIEW-13, VIEW-14), and requiring leaves and their views (INP-1, VIEW-6,
-    VIEW-7, MSG-6), parameters (MOD-12) and index assignment (INP-3) included. A leaf that does
+    in no_grad too); inference tensors (MODE-7); in grad mode, where the op would be recorded, an
+    output of split, chunk or unbind (VIEW-18) and a view taken under no_grad or inference_mode
+    (VIEW-13, VIEW-14, VIEW-19, VIEW-20), and requiring leaves and their views (INP-1, VIEW-6,
+    VIEW-7, MSG-6), parameters (MOD-12), the tensors a module's backward hooks pass through
+    their identity node (HOOK-21) and index assignment (INP-3) included. A leaf that does
     not require grad, and under no_grad one that does, may be modified in place (INP-4, MODE-3).
     The reference has no forward-mode rule for in-place ops: it refuses them on tensors with a
-    tangent rather than leave a stale one."""
+    tangent rather than leave a stale one. Under allow_mutation_on_saved_tensors, what nodes
+    saved of the storage is copied before the write (SAV-12)."""
     if any(isinstance(x, Tensor) and tangent(x) is not None for x in (a, *operands)):
         raise NotImplementedError(FORWARD_AD_MESSAGE)
     view = a._view
@@ -51,12 +70,21 @@ def _check_inplace(a, leaf_message, *operands, overlap_checked=True):
         raise RuntimeError(INPLACE_INFERENCE_MESSAGE)
     if _state.enabled:
         base = a._base
-        if view is not None and not view.in_grad_mode and recording(base, *operands):
-            raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+        if view is not None and recording(base, *operands):
+            if view.created == "no_grad":
+                raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+            if view.created == "inference":
+                raise RuntimeError(INFERENCE_VIEW_MESSAGE)
+            if view.multiple is not None:
+                name, number = view.multiple
+                raise RuntimeError(MULTIPLE_VIEWS_MESSAGE.format(number=number, name=name))
+        if isinstance(a.grad_fn, BackwardHookFunctionBackward):
+            raise RuntimeError(HOOK_WRAPPED_MESSAGE)  # a module's hooked input or output (HOOK-21)
         if a._requires_grad and a.grad_fn is None:
             raise RuntimeError(leaf_message)
         if base is not None and base._requires_grad and base.grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    saved_mutation.before_write(a)
 
 
 def _unrecorded_if_overlapping(a, *operands):

@@ -22,14 +22,18 @@ VIEW_MESSAGE = ("view size is not compatible with input tensor's size and stride
 
 
 class View:
-    """Where a view's elements are in its base, whether the view was taken in grad mode (only
-    such views join the graph, VIEW-13), and the version its grad_fn was recorded at."""
+    """Where a view's elements are in its base; the mode it was `created` in, "grad", "no_grad"
+    or "inference" (only views taken in grad mode join the graph, VIEW-13, VIEW-20); whether it
+    is one of `multiple` views an op returned, as (op name, output number), or a view of one
+    (VIEW-18); and the version its grad_fn was recorded at. A view of a view keeps its parent's
+    mode unless taken in another mode than grad mode, and inference mode sticks, as in torch."""
 
-    __slots__ = ("positions", "in_grad_mode", "version")
+    __slots__ = ("positions", "created", "multiple", "version")
 
-    def __init__(self, positions, version):
+    def __init__(self, positions, version, parent=None):
         self.positions = positions
-        self.in_grad_mode = grad_mode.state.enabled
+        self.created = _creation_mode(parent)
+        self.multiple = parent.multiple if parent is not None else None
         self.version = version
 
     def overlaps(self):
@@ -42,10 +46,18 @@ class View:
         the base's current grad_fn (VIEW-9, VIEW-10)."""
         self.version = view._counter.value
         base = view._base
-        if self.in_grad_mode and base._requires_grad:
+        if self.created == "grad" and base._requires_grad:
             node = AsStridedBackward0(base)
             node.shape, node.positions = base._array.shape, self.positions
             view._set_grad_fn(node)
+
+
+def _creation_mode(parent):
+    modes = grad_mode.state
+    now = "inference" if modes.inference else "grad" if modes.enabled else "no_grad"
+    if parent is None or parent.created == "grad":
+        return now
+    return parent.created if now == "grad" or parent.created == "inference" else now
 
 
 def positions_in_base(a):
@@ -58,11 +70,12 @@ def positions_in_base(a):
 def view_of(a, array, node, how):
     """The result of a view op on `a`: `array` shares a's storage; `how` does to any array of a's
     shape what the op did (it maps a's positions in the base to the view's, and a's tangent to the
-    view's)."""
+    view's). A view of a normal tensor is a normal tensor, inside inference_mode too (MODE-6)."""
     out = make(array, node is not None, node)
     out._counter = a._shared_counter()
     out._base = a._base if a._base is not None else a
-    out._view = View(how(positions_in_base(a)), out._counter.value)
+    out._inference = a._inference
+    out._view = View(how(positions_in_base(a)), out._counter.value, a._view)
     return jvp(out, (a,), how)
 
 

@@ -7,6 +7,9 @@ import warnings
 import torch
 
 from autograd_conformance.reference.autograd import gradients
+from autograd_conformance.reference.autograd import graph as autograd_graph
+from autograd_conformance.reference.ops import arithmetic
+from autograd_conformance.reference.tensor import Tensor
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 
@@ -286,3 +289,74 @@ def torch_backward_returns_self():
         return tensor
 
     _torch.patch_backward(_backward)
+
+
+@mutant("GRAD-11")
+def torch_backward_inputs_must_be_reached():
+    """backward(inputs=[...]) treats a named tensor that the pass did not reach as autograd.grad
+    does without allow_unused: after accumulating into the others it raises RuntimeError."""
+    def _backward(original, tensor, gradient, retain_graph, create_graph, inputs):
+        original(tensor, gradient, retain_graph, create_graph, inputs)
+        named = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs or ())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reading a non-leaf's .grad warns (LEAF-7)
+            unreached = [index for index, t in enumerate(named) if t.grad is None]
+        if unreached:
+            raise RuntimeError(f"The differentiated Tensor at index {unreached[0]} appears to not have "
+                               "been used in the graph.")
+
+    _torch.patch_backward(_backward)
+
+
+@mutant("GRAD-12")
+def torch_backward_inputs_skips_their_nodes():
+    """backward(inputs=[...]) is built on autograd.grad, accumulating what it returns into each
+    input's .grad: the values are right, but a non-leaf input's grad_fn never runs, so its node
+    hooks stay silent."""
+    def _backward(original, tensor, gradient, retain_graph, create_graph, inputs):
+        if inputs is None:
+            return original(tensor, gradient, retain_graph, create_graph, inputs)
+        named = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+        grads = torch.autograd.grad(tensor, named, gradient, retain_graph, create_graph,
+                                    allow_unused=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # reading a non-leaf's .grad warns (LEAF-7)
+            for t, grad in zip(named, grads):
+                if grad is not None:
+                    t.grad = grad if t.grad is None else t.grad + grad
+        return None
+
+    _torch.patch_backward(_backward)
+
+
+@mutant("GRAD-13")
+def reference_gradient_edge_one_node_down():
+    """get_gradient_edge(t) of a non-leaf t gives the edge of t.grad_fn's first input, one node
+    below t: right for leaves, but autograd.grad then returns the gradient of that input."""
+    def _one_down(get_gradient_edge):
+        def edge_below(tensor):
+            if tensor.grad_fn is None:
+                return get_gradient_edge(tensor)
+            node, output_nr = next(e for e in tensor.grad_fn.next_functions if e[0] is not None)
+            return autograd_graph.GradientEdge(node, output_nr)
+        return edge_below
+
+    _reference.replace(autograd_graph, "get_gradient_edge", _one_down)
+
+
+@mutant("HO-6")
+def reference_mul_gradient_mentions_its_operand():
+    """Under create_graph, a * b's gradient for each operand is recorded with that operand in it,
+    times zero (grad * b + 0 * a): right values, but the gradient of a * x with respect to x then
+    depends on x, and differentiating it again gives zeros where torch gives None."""
+    backward = arithmetic.MulBackward0.backward
+
+    def with_a_zero_term(self, grad):
+        grads = backward(self, grad)
+        if not isinstance(grad, Tensor):
+            return grads
+        operands = self.saved(grad)  # (a, b), each saved where the other side requires grad
+        return tuple(g if g is None or operand is None else g + 0 * operand
+                     for g, operand in zip(grads, operands))
+
+    arithmetic.MulBackward0.backward = with_a_zero_term

@@ -111,3 +111,25 @@ def reference_multi_grad_hook_waits_for_every_tensor():
 def reference_node_metadata_not_kept():
     """grad_fn.metadata is a new empty dict at every access: what is stored in it is lost."""
     node_hooks.NodeHookMethods.metadata = property(lambda self: {})
+
+
+@mutant("HOOK-21")
+def reference_hooked_inputs_modifiable_in_place():
+    """Only a hooked module's outputs are guarded against in-place ops: the identity node its
+    inputs pass through is an unguarded copy, so forward may change an input that requires grad
+    in place, which torch refuses."""
+    guarded = module_hooks.BackwardHookFunctionBackward
+
+    class BackwardHookFunctionBackward(graph.Node):
+        backward = guarded.backward
+
+    wrap_inputs = module_hooks._HookedCall.wrap_inputs
+
+    def _unguarded_inputs(self, args):
+        wrapped = wrap_inputs(self, args)
+        for t in wrapped:
+            if isinstance(t, Tensor) and isinstance(t.grad_fn, guarded):
+                t.grad_fn.__class__ = BackwardHookFunctionBackward
+        return wrapped
+
+    module_hooks._HookedCall.wrap_inputs = _unguarded_inputs

@@ -170,6 +170,19 @@ def reference_function_gradient_not_summed():
         g if as_tensors else g._array)
 
 
+@mutant("FN-13")
+def reference_function_gradient_not_cast():
+    """A gradient from backward is summed to the argument's shape but keeps the dtype backward
+    gave it: the nodes before the Function compute in the other dtype, and only a leaf's
+    accumulation casts it back."""
+    checked = function.FunctionBackward._checked
+
+    def _summed_only(self, g, index, meta, as_tensors):
+        return checked(self, g, index, (meta[0], g._array.dtype), as_tensors)
+
+    function.FunctionBackward._checked = _summed_only
+
+
 @mutant("FN-14")
 def reference_function_records_under_no_grad():
     """Function.apply records its node whenever an argument requires grad, even under no_grad."""
@@ -267,3 +280,34 @@ def reference_function_edges_for_numbers():
         self.next_functions = tuple(edge(a) for a in args)
 
     function.FunctionBackward.__init__ = _every_argument
+
+
+@mutant("FN-22")
+def reference_function_jvp_only_when_every_argument_is_dual():
+    """A Function's jvp runs only when every tensor argument has a tangent; otherwise its output
+    gets none."""
+    from tests.broken import _reference
+
+    def all_dual(forward_tangents):
+        def only_all_dual(cls, ctx, args, tangents, outputs):
+            if all(t is not None for a, t in zip(args, tangents) if isinstance(a, function.Tensor)):
+                forward_tangents(cls, ctx, args, tangents, outputs)
+        return only_all_dual
+
+    _reference.replace(function, "_forward_tangents", all_dual)
+
+
+@mutant("FN-23")
+def reference_function_without_jvp_drops_tangents():
+    """A Function without jvp, applied to a dual tensor, gives an output without a tangent
+    instead of raising."""
+    from autograd_conformance.reference import dual
+    _apply = function.Function.apply.__func__
+
+    def apply(cls, *args):
+        if cls.jvp is function.Function.jvp:
+            with dual.primals_only():
+                return _apply(cls, *args)
+        return _apply(cls, *args)
+
+    function.Function.apply = classmethod(apply)

@@ -74,3 +74,17 @@ def torch_detach_inplace_keeps_leaf_flag():
     """detach_() on a leaf is a no-op: the leaf keeps requires_grad=True."""
     _detach_ = torch._C.TensorBase.detach_
     torch.Tensor.detach_ = lambda self: self if self.grad_fn is None else _detach_(self)
+
+
+@mutant("DET-10")
+def reference_only_first_saved_input_checked_for_detach():
+    """A node notices that a saved input was detached in place only for the first tensor it
+    saved: w / y, which saves w then y, computes on after y.detach_()."""
+    from autograd_conformance.reference.graph import Node
+    _save = Node.save
+
+    def save(self, *values):
+        _save(self, *values)
+        self._nonleaf = self._nonleaf[:1] + (False,) * (len(self._nonleaf) - 1)
+
+    Node.save = save

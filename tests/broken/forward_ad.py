@@ -184,6 +184,30 @@ def reference_no_grad_stops_tangents():
     _reference.replace(dual, "jvp", _gated)
 
 
+@mutant("FWD-7")
+def reference_set_grad_enabled_stops_tangents():
+    """Ops inside a `with set_grad_enabled(False)` block carry no tangent (no_grad blocks still
+    do): that switch is read as turning off differentiation of both kinds."""
+    blocks = []
+    enter, leave = grad_mode.set_grad_enabled.__enter__, grad_mode.set_grad_enabled.__exit__
+
+    def _enter(self):
+        blocks.append(self._mode)
+        return enter(self)
+
+    def _exit(self, *exc_info):
+        blocks.pop()
+        return leave(self, *exc_info)
+
+    def _gated(jvp):
+        def jvp_unless_switched_off(out, inputs, *rules):
+            return out if blocks and not blocks[-1] else jvp(out, inputs, *rules)
+        return jvp_unless_switched_off
+
+    grad_mode.set_grad_enabled.__enter__, grad_mode.set_grad_enabled.__exit__ = _enter, _exit
+    _reference.replace(dual, "jvp", _gated)
+
+
 @mutant("FWD-8")
 def reference_detach_keeps_tangent():
     """detach() copies the tangent onto the alias it returns: the alias is cut from the graph, but

@@ -4,7 +4,7 @@ vjp, jvp, vhp, hvp, jacobian, hessian."""
 import numpy as np
 
 from autograd_conformance import reference
-from autograd_conformance.reference.autograd import functional, gradients
+from autograd_conformance.reference.autograd import forward_jacobian, functional, gradients
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -181,3 +181,25 @@ def reference_batched_grad_sums_the_batch():
         return every_row_the_sum
 
     _reference.replace(gradients, "_batched", _summed)
+
+
+@mutant("FUNC-9")
+def reference_forward_jacobian_transposed():
+    """jacobian(strategy="forward-mode") lays each block's columns out as rows: d input / d output
+    reshaped to output.shape + input.shape, right only where a block is symmetric (elementwise
+    functions of one input)."""
+    def _transposed(jacobian):
+        def jacobian_with_transposed_blocks(func, inputs):
+            returned_tuple, blocks = jacobian(func, inputs)
+            return returned_tuple, tuple(
+                tuple(functional.make(_transpose(block._array, x.numel())) for block, x in zip(row, inputs))
+                for row in blocks)
+        return jacobian_with_transposed_blocks
+
+    _reference.replace(forward_jacobian, "jacobian", _transposed)
+
+
+def _transpose(block, columns):
+    """A block of shape output.shape + input.shape, its (outputs x inputs) matrix transposed and
+    read back in that shape."""
+    return np.ascontiguousarray(block.reshape(-1, columns).T).reshape(block.shape)

@@ -2,6 +2,7 @@
 enable_grad, set_grad_enabled, inference_mode."""
 
 import contextlib
+import functools
 
 import torch
 
@@ -171,3 +172,49 @@ def reference_inference_mode_false_keeps_grad_mode():
         return (True if grad_mode.state.inference else grad_mode.state.enabled), False
 
     grad_mode.inference_mode._target = _target
+
+
+@mutant("MODE-16")
+def reference_generator_holds_its_mode_across_yields():
+    """A decorated generator enters its mode at its first next() and leaves it only once it is
+    exhausted: each resumption runs in the mode, but between them the caller runs in the
+    generator's mode instead of its own."""
+    def _held(self, func):
+        @functools.wraps(func)
+        def resume_holding_the_mode(*args, **kwargs):
+            with self._fresh():
+                return (yield from func(*args, **kwargs))
+        return resume_holding_the_mode
+
+    grad_mode._Mode._generator_in_mode = _held
+
+
+@mutant("MODE-13")
+def reference_inference_tensors_count_versions():
+    """Outside inference_mode an inference tensor's _version reads as a count instead of
+    raising; only inside the block does it raise."""
+    from autograd_conformance.reference.tensor import Tensor
+    _version = Tensor._version.fget
+
+    def version(self):
+        if self._inference and not grad_mode.state.inference:
+            return self._shared_counter().value
+        return _version(self)
+
+    Tensor._version = property(version)
+
+
+@mutant("MODE-6")
+def reference_inference_mode_views_are_inference_tensors():
+    """A view taken under inference_mode is an inference tensor, even of a normal tensor."""
+    from autograd_conformance.reference.ops import views
+    from tests.broken import _reference
+
+    def marking(view_of):
+        def view_of_in_mode(a, array, node, how):
+            out = view_of(a, array, node, how)
+            out._inference = grad_mode.state.inference
+            return out
+        return view_of_in_mode
+
+    _reference.replace(views, "view_of", marking)

@@ -235,3 +235,12 @@ def reference_setitem_always_recorded():
         return recorded
 
     _reference.replace(inplace, "record", _copy_slices_in_grad_mode)
+
+
+@mutant("INP-20")
+def reference_increment_version_ignores_lists():
+    """increment_version bumps a tensor given alone, but does nothing with a list of tensors."""
+    from autograd_conformance.reference.autograd import graph as autograd_graph
+    _increment = autograd_graph.increment_version
+    autograd_graph.increment_version = (
+        lambda tensor: None if isinstance(tensor, (list, tuple)) else _increment(tensor))

@@ -156,3 +156,20 @@ def reference_one_element_gradient_ignored():
         return implicit_root_grads
 
     _reference.replace(gradients, "_root_grads", _ones_for_one_element)
+
+
+@mutant("JAC-18")
+def reference_none_gradient_needs_a_scalar_root():
+    """A None gradient is taken as the implicit ones for every root, also one that does not require
+    grad: for such a root of several elements the call raises 'grad can be implicitly created
+    only for scalar outputs' instead of naming the root that does not require grad."""
+    def _implicit_for_all(root_grads):
+        def root_grads_checking_every_none(outputs, grad_outputs, as_tensors):
+            given = (None,) * len(outputs) if grad_outputs is None else gradients._as_tuple(grad_outputs)
+            for out, grad in zip(outputs, given):
+                if grad is None and out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            return root_grads(outputs, grad_outputs, as_tensors)
+        return root_grads_checking_every_none
+
+    _reference.replace(gradients, "_root_grads", _implicit_for_all)

@@ -16,8 +16,8 @@ def reference_first_grad_row_major():
     """A leaf's first .grad is always created row-major, so a transposed leaf gets a gradient whose
     strides differ from its own."""
     def _row_major(zeros_for_grad):
-        def row_major_zeros(array):
-            return np.zeros(array.shape, array.dtype)
+        def row_major_zeros(array, dtype=None):
+            return np.zeros(array.shape, array.dtype if dtype is None else dtype)
         return row_major_zeros
 
     _reference.replace(layout, "zeros_for_grad", _row_major)
@@ -29,9 +29,11 @@ def reference_first_grad_copies_leaf_strides():
     and dense: a narrowed leaf's gradient has gaps, and an expanded leaf's gradient overlaps
     itself (its elements alias one another)."""
     def _leaf_strides(zeros_for_grad):
-        def zeros_with_leaf_strides(array):
+        def zeros_with_leaf_strides(array, dtype=None):
+            dtype = np.dtype(array.dtype if dtype is None else dtype)
             span = 1 + sum((size - 1) * stride for size, stride in zip(array.shape, layout.strides(array)))
-            return as_strided(np.zeros(span, array.dtype), array.shape, array.strides)
+            strides = tuple(stride // array.itemsize * dtype.itemsize for stride in array.strides)
+            return as_strided(np.zeros(span, dtype), array.shape, strides)
         return zeros_with_leaf_strides
 
     _reference.replace(layout, "zeros_for_grad", _leaf_strides)
@@ -116,3 +118,24 @@ def reference_expand_grad_averaged():
         return (total / copies,)
 
     views.ExpandBackward0.backward = _averaged
+
+
+@mutant("BC-6")
+def reference_grad_dtype_ignored_by_backward():
+    """grad_dtype reads and checks assignments as torch does, but backward accumulates in the
+    leaf's own dtype: a leaf whose grad_dtype was set gets a .grad of its dtype."""
+    Tensor._cast_grad_to = property(lambda self: None)
+
+
+@mutant("ACC-12")
+def reference_grad_assignment_converts_values():
+    """Assigning .grad a value that is no tensor (a list, a number, an array) converts it to a
+    tensor of the leaf's dtype instead of raising TypeError; the checks of tensors stay."""
+    setter = Tensor.grad.fset
+
+    def _set_grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            value = graph.make(np.asarray(value, dtype=self._array.dtype))
+        setter(self, value)
+
+    Tensor.grad = Tensor.grad.setter(_set_grad)

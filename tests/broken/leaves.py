@@ -8,6 +8,7 @@ import torch
 
 from autograd_conformance import reference
 from autograd_conformance.reference import graph, walk
+from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import copies
 from autograd_conformance.reference.tensor import Tensor
 from tests.broken import _reference, _torch
@@ -238,3 +239,31 @@ def reference_grads_require_grad():
         return accumulate_requiring
 
     _reference.replace(graph, "accumulate_into", _requiring)
+
+
+@mutant("LEAF-12")
+def reference_non_leaf_input_grad_replaced():
+    """backward(inputs=[h]) stores h's gradient in h.grad, but each pass replaces it instead of
+    adding to it: right after one pass, wrong after two."""
+    def _replacing(accumulator_of):
+        def accumulator(tensors):
+            accumulate = accumulator_of(tensors)
+            if tensors[0].grad_fn is None:
+                return accumulate
+
+            def replace(grad):
+                for t in tensors:
+                    t._grad = None
+                accumulate(grad)
+            return replace
+        return accumulator
+
+    _reference.replace(gradients, "_accumulator_of", _replacing)
+
+
+@mutant("LEAF-15")
+def reference_leaves_report_retains_grad():
+    """retains_grad is True on every leaf that requires grad (a leaf does keep its gradient), where
+    torch reports it for non-leaves after retain_grad() only."""
+    Tensor.retains_grad = property(
+        lambda self: self._retains_grad or (self.grad_fn is None and self._requires_grad))

@@ -1,9 +1,11 @@
 """Mutants of the catalog's chapter 'op_grads' (suites/test_op_grads.py): Gradient values per op of
 the op set."""
 
+import numpy as np
 import torch
 
-from tests.broken import _torch
+from autograd_conformance.reference.ops import arithmetic, extrema
+from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
 
@@ -223,3 +225,80 @@ def torch_exp_vjp_missing():
         return _Exp.apply(x)
 
     return {"exp": exp}
+
+
+# ----- max, min, amax, amin: the tie rules (OP-9 .. OP-11); right wherever no slice is tied ------
+def _to_first_tied(self, grad):
+    """A backward for the reference's even-split nodes that gives each slice's gradient wholly to
+    its first entry equal to the extreme (in flat order for every element), as max(dim) does."""
+    a, result = (extrema.value(saved) for saved in self.saved(grad))
+    kept = extrema._kept_shape(a.shape, self.dims)
+    tied = a == result.reshape(kept)
+    counted = (np.cumsum(tied.reshape(-1)).reshape(a.shape) if self.dims is None
+               else np.cumsum(tied, axis=self.dims[0]))
+    first = (tied & (counted == 1)).astype(a.dtype)
+    return (extrema.expand_to(grad.reshape(kept), a.shape) * first,)
+
+
+@mutant("OP-9")
+def reference_amax_tie_to_first_entry():
+    """amax and amin give a tied slice's whole gradient to its first extreme (max(dim)'s rule)
+    instead of 1/k to each of its k tied entries."""
+    extrema.AmaxBackward0.backward = _to_first_tied
+    extrema.AminBackward0.backward = _to_first_tied
+
+
+@mutant("OP-10")
+def reference_full_max_tie_to_first_entry():
+    """max() and min() of every element give a tie's whole gradient to the first extreme (in flat
+    order), the rule of max(dim), instead of splitting it evenly as amax does."""
+    extrema.MaxBackward1.backward = _to_first_tied
+    extrema.MinBackward1.backward = _to_first_tied
+
+
+@mutant("OP-11")
+def reference_max_dim_splits_ties_evenly():
+    """max(dim) and min(dim) return the right values and indices, but record amax's node (named
+    MaxBackward0 / MinBackward0): a tied slice's gradient is split evenly instead of going wholly
+    to the index returned."""
+    def _evenly(original):
+        def along(a, dim, keepdim, arg, node_class):
+            _, indices = original(a, dim, keepdim, arg, node_class)
+            split = type(node_class.__name__, (extrema._EvenSplit,), {"__slots__": ()})
+            pick = np.max if arg is np.argmax else np.min
+            return extrema.ValuesIndices(extrema._spread(a, dim, keepdim, pick, split), indices)
+        return along
+
+    _reference.replace(extrema, "_along", _evenly)
+
+
+@mutant("OP-11")
+def torch_max_dim_returns_the_last_tie():
+    """max(dim) and min(dim) return the index of a slice's last extreme, not its first, and send
+    the gradient there: consistent with the index, but not torch's documented choice."""
+    def _last(name):
+        def reduce(x, *args, **kwargs):
+            dim = kwargs.pop("dim", args[0] if args else None)
+            keepdim = kwargs.pop("keepdim", args[1] if len(args) > 1 else False)
+            if not isinstance(dim, int) or kwargs or len(args) > 2:
+                return NotImplemented
+            values, flipped = getattr(torch, name)(x.flip(dim), dim=dim, keepdim=keepdim)
+            last = x.shape[dim] - 1 - flipped if x.dim() else flipped
+            return getattr(torch.return_types, name)((values, last))
+        return reduce
+
+    _torch.ReplaceOps({"max": _last("max"), "min": _last("min")}).install()
+
+
+@mutant("GRAD-15")
+def reference_reciprocal_skips_zero_gradients():
+    """reciprocal's backward passes 0 where its incoming gradient is 0 (a sparsity shortcut)
+    instead of 0 * (-1/x^2), which is NaN at x == 0: a mask applied after 1/x then hides the
+    division by zero. Wherever the gradient is not 0, it is right."""
+    backward = arithmetic.ReciprocalBackward0.backward
+
+    def _skipping_zeros(self, grad):
+        result, = backward(self, grad)
+        return (np.where(grad == 0, 0.0, result).astype(result.dtype),)
+
+    arithmetic.ReciprocalBackward0.backward = _skipping_zeros

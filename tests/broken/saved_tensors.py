@@ -7,10 +7,11 @@ from autograd_conformance.reference.autograd import function
 import autograd_conformance.reference.autograd.graph as autograd_graph
 from autograd_conformance.reference import graph, hooks
 from autograd_conformance.reference.hooks import saved_tensor_hooks
+from autograd_conformance.reference.ops import arithmetic
 from tests.broken.registry import mutant
 
 
-@mutant("SAV-1")
+@mutant("SAV-2", "SAV-1")
 def reference_saved_hooks_pack_at_backward():
     """A saved tensor is packed only when backward needs it, so pack runs at backward time instead
     of during the op."""
@@ -26,6 +27,14 @@ def reference_saved_hooks_pack_at_backward():
 
     graph.Packed.__init__ = _lazy_init
     graph.Packed.unpacked = _pack_then_unpack
+
+
+@mutant("SAV-1")
+def reference_mul_saves_both_operands():
+    """a * b saves both tensor operands whenever it records a node (and a / b its numerator),
+    also where one of them does not require grad, so that the gradient which would need the
+    other is never computed: one pack too many, with every gradient right."""
+    arithmetic.requires = lambda x: isinstance(x, arithmetic.Tensor)
 
 
 @mutant("SAV-2")
@@ -116,3 +125,27 @@ def reference_unpacked_tensors_detached():
         return graph.make(_unpacked(self)._array)
 
     graph.Packed.unpacked = _constant
+
+
+@mutant("SAV-10", "SAV-11")
+def reference_pack_hooks_may_modify_their_input():
+    """A pack hook may change the tensor it packs in place: nothing checks its version."""
+    from autograd_conformance.reference import saved
+    from tests.broken import _reference
+    _reference.replace(saved, "pack_checked", lambda checked: lambda pack, tensor: pack(tensor))
+
+
+@mutant("SAV-11")
+def reference_pack_modified_message_generic():
+    """The error of a pack hook that modifies its input is worded its own way."""
+    from autograd_conformance.reference import saved
+    saved.PACK_MODIFIED_MESSAGE = "pack hook changed the tensor it was given"
+
+
+@mutant("SAV-12")
+def reference_allow_mutation_copies_only_the_tensor_itself():
+    """allow_mutation_on_saved_tensors copies a saved tensor before an in-place op only when the
+    node saved that very tensor object, not an alias of its storage (a result that its own node
+    saves, as tanh's, is saved detached): changing such a result still breaks backward."""
+    from autograd_conformance.reference import saved
+    saved._same_storage = lambda a, b: a is b

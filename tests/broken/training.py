@@ -107,3 +107,59 @@ def torch_decay_applies_to_gradless_params():
     optim = Namespace(torch.optim, SGD=_decaying(torch.optim.SGD),
                              Adam=_decaying(torch.optim.Adam))
     return {"optim": optim}
+
+
+def _around_step(base, before, after):
+    """`base` (an optimizer class) whose step() runs `before(optimizer)` first and hands what it
+    returns to `after` once the step is done."""
+    class Optimizer(base):
+        def step(self, closure=None):
+            kept = before(self)
+            try:
+                return super().step(closure)
+            finally:
+                after(kept)
+    Optimizer.__name__ = base.__name__
+    return Optimizer
+
+
+def _parameters(optimizer):
+    return [p for group in optimizer.param_groups for p in group["params"]]
+
+
+def _restore_grads(kept):
+    for parameter, grad in kept:
+        parameter.grad = grad
+
+
+@mutant("ACC-13")
+def torch_step_uses_stale_state():
+    """step() also updates a parameter whose .grad is None if it has optimizer state from an
+    earlier step, as if its gradient were zero: the momentum buffer or Adam's moments move it."""
+    def _zero_grads_where_state(optimizer):
+        stale = [p for p in _parameters(optimizer) if p.grad is None and optimizer.state.get(p)]
+        for parameter in stale:
+            parameter.grad = torch.zeros_like(parameter)
+        return [(parameter, None) for parameter in stale]
+
+    optim = Namespace(torch.optim, **{name: _around_step(getattr(torch.optim, name),
+                                                         _zero_grads_where_state, _restore_grads)
+                                      for name in ("SGD", "Adam")})
+    return {"optim": optim}
+
+
+@mutant("OPT-4")
+def torch_step_skips_zero_grads():
+    """step() skips a parameter whose .grad is all zeros, as it skips a None grad: weight decay
+    and momentum no longer move it."""
+    def _hide_zero_grads(optimizer):
+        zero = [(p, p.grad) for p in _parameters(optimizer)
+                if p.grad is not None and not p.grad.any()]
+        for parameter, _ in zero:
+            parameter.grad = None
+        return zero
+
+    optim = Namespace(torch.optim, **{name: _around_step(getattr(torch.optim, name),
+                                                         _hide_zero_grads, _restore_grads)
+                                      for name in ("SGD", "Adam")})
+    return {"optim": optim}

@@ -176,9 +176,10 @@ def reference_no_grad_views_writable():
     modified in place in grad mode and recorded like any other."""
     _init = views.View.__init__
 
-    def _init_in_grad_mode(self, positions, version):
-        _init(self, positions, version)
-        self.in_grad_mode = True
+    def _init_in_grad_mode(self, *args):
+        _init(self, *args)
+        if self.created == "no_grad":
+            self.created = "grad"
 
     views.View.__init__ = _init_in_grad_mode
 
@@ -240,3 +241,41 @@ def reference_no_grad_view_writes_unversioned():
             _bump_version(self)
 
     Tensor._bump_version = _bump_recorded_view_writes
+
+
+@mutant("VIEW-18")
+def reference_only_unbind_views_refuse_in_place():
+    """Only the views of unbind are marked as views of an op with several outputs: those of
+    split and chunk are modified in place and recorded like any view."""
+    from autograd_conformance.reference.ops import indexing
+
+    def marking_unbind_only(several_views):
+        def several(a, keys, name, node_class):
+            pieces = several_views(a, keys, name, node_class)
+            for piece in pieces:
+                if name != "Unbind":
+                    piece._view.multiple = None
+            return pieces
+        return several
+
+    _reference.replace(indexing, "_several_views", marking_unbind_only)
+
+
+@mutant("VIEW-19", "VIEW-20")
+def reference_inference_mode_views_writable():
+    """Views remember no_grad but not inference_mode: one taken under inference_mode counts as
+    taken in grad mode, and an in-place op on it in grad mode is recorded."""
+    _init = views.View.__init__
+
+    def _init_forgetting_inference(self, *args):
+        _init(self, *args)
+        if self.created == "inference":
+            self.created = "grad"
+
+    views.View.__init__ = _init_forgetting_inference
+
+
+@mutant("VIEW-20")
+def reference_inference_view_message_is_no_grad_s():
+    """An in-place op on a view taken under inference_mode raises with the no_grad view's text."""
+    inplace.INFERENCE_VIEW_MESSAGE = inplace.NO_GRAD_VIEW_MESSAGE

@@ -45,8 +45,9 @@ PLUMBING = {
     "anomaly.py": ("check_outputs", "report_failure"),
 }
 # ops/ functions that are not reached from a backward method but only exist for one: the forward
-# computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to.
-OPS_EXTRA = {"reductions.py": ("_kept_shape",)}
+# computes the keepdim shape that SumBackward1 and MeanBackward1 reshape their gradient to, and
+# the forward of max(dim) and min(dim) picks the index that gets the gradient (OP-11).
+OPS_EXTRA = {"reductions.py": ("_kept_shape",), "extrema.py": ("_along",)}
 
 
 @dataclass
