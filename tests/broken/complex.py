@@ -135,8 +135,8 @@ def reference_grad_returns_conjugate():
     """autograd.grad returns the conjugate of each complex gradient (2 dL/dz, the Wirtinger
     derivative's convention), while backward fills .grad correctly."""
     def _conjugated(for_output):
-        def conjugate_for_output(g, t):
-            g = for_output(g, t)
+        def conjugate_for_output(g, node, output_nr):
+            g = for_output(g, node, output_nr)
             return np.conj(g) if g is not None and np.iscomplexobj(g) else g
         return conjugate_for_output
 

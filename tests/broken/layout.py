@@ -95,7 +95,7 @@ def reference_grad_relaid_out_on_accumulation():
         def accumulate_in_default_layout(tensor, grad):
             current = tensor._grad
             if current is not None and not isinstance(grad, graph.Tensor):
-                default = layout.zeros_for_grad(tensor._array)
+                default = layout.zeros_for_grad(tensor._array, tensor._cast_grad_to)
                 if layout.strides(default) != layout.strides(current._array):
                     default[...] = current._array + grad
                     tensor._grad = graph.make(default)

@@ -81,8 +81,8 @@ def reference_graph_never_freed():
     """The backward walk never releases saved values, so a second backward without retain_graph
     succeeds."""
     def _keeping(original):
-        def run_backward(roots, grads, keep_graph, create_graph, targets=None):
-            return original(roots, grads, True, create_graph, targets)
+        def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targets=False):
+            return original(roots, grads, True, create_graph, targets, run_targets)
         return run_backward
 
     _reference.replace(reference.walk, "run_backward", _keeping)
@@ -125,9 +125,9 @@ def reference_freeing_unlinks_nodes():
         return seen
 
     def _unlinking(run_backward):
-        def run_and_unlink(roots, grads, keep_graph, create_graph, targets=None):
+        def run_and_unlink(roots, grads, keep_graph, create_graph, targets=None, run_targets=False):
             nodes = _reachable([node for node, _ in roots])
-            run_backward(roots, grads, keep_graph, create_graph, targets)
+            run_backward(roots, grads, keep_graph, create_graph, targets, run_targets)
             if not keep_graph:
                 for node in nodes:
                     node.next_functions = ()
@@ -141,8 +141,8 @@ def reference_frees_only_the_roots_node():
     """Backward releases the saved values of the root's own node only, so another output's backward
     through the shared part of the graph still succeeds."""
     def _freeing_roots(run_backward):
-        def run_and_free_roots(roots, grads, keep_graph, create_graph, targets=None):
-            run_backward(roots, grads, True, create_graph, targets)
+        def run_and_free_roots(roots, grads, keep_graph, create_graph, targets=None, run_targets=False):
+            run_backward(roots, grads, True, create_graph, targets, run_targets)
             if not keep_graph:
                 for node, _ in roots:
                     if node._saved:
@@ -170,13 +170,13 @@ def reference_leaves_spent_by_backward():
     _spent = {}  # id -> leaf, kept alive so that an id is never reused
 
     def _spending_leaves(run_backward):
-        def run_and_spend(roots, grads, keep_graph, create_graph, targets=None):
+        def run_and_spend(roots, grads, keep_graph, create_graph, targets=None, run_targets=False):
             nodes = [node for node, _ in roots]
             reached = [node.variable for node in {*walk._count_dependents(nodes), *nodes}
                        if isinstance(node, graph.AccumulateGrad)]
             if any(id(leaf) in _spent for leaf in reached):
                 raise RuntimeError(graph.FREED_MESSAGE)
-            run_backward(roots, grads, keep_graph, create_graph, targets)
+            run_backward(roots, grads, keep_graph, create_graph, targets, run_targets)
             if not keep_graph:
                 _spent.update((id(leaf), leaf) for leaf in reached)
         return run_and_spend
