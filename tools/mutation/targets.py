@@ -18,13 +18,26 @@ PLUMBING = {
     "graph.py": ("Node.__init__", "Node.needs_grad", "Node.save", "Node.saved", "Node._unpack",
                  "AccumulateGrad.backward", "accumulate_into", "recording", "record",
                  "input_node", "grad_accumulator", "edge", "Packed.unpacked"),
+    # grad mode, per thread and across a decorated generator's yields (THR-1, MODE-16)
+    "grad_mode.py": ("_Mode.__enter__", "_Mode.__exit__", "_Mode.__call__",
+                     "_Mode._generator_in_mode"),
+    # saved tensors: mutation allowed on them (SAV-12), a pack hook's in-place change (SAV-10)
+    "saved.py": ("pack_checked", "_SavedMutation.register", "_SavedMutation.before_write",
+                 "_keep_copies"),
+    # activation checkpointing: the recomputation and its random state (CKPT-*)
+    "utils/checkpoint.py": ("checkpoint", "_replaying", "_detached", "_Recomputation.pack",
+                            "_Recomputation.unpack", "_Recomputation._recompute",
+                            "CheckpointFunction.forward", "CheckpointFunction.backward"),
+    # jacobian(strategy="forward-mode") (FUNC-9)
+    "autograd/forward_jacobian.py": ("jacobian", "_jvp", "_tangent_of"),
     "walk.py": ("_count_dependents", "_leading_to", "_arrive", "run_backward",
                 "_run_tensor_hooks", "_store_retained"),
     "autograd/gradients.py": ("_root_grads", "_root_edges", "_for_output", "backward",
                               "_accumulator_of", "grad", "_capture"),
     "autograd/function.py": ("FunctionBackward.__init__", "FunctionBackward.backward",
                              "FunctionBackward._incoming", "FunctionBackward._checked",
-                             "Function.apply", "_run_forward", "_attach", "_as_output"),
+                             "Function.apply", "_run_forward", "_attach", "_as_output",
+                             "_forward_tangents"),
     "ops/views.py": ("View.follow_base", "positions_in_base", "view_of"),
     "ops/inplace.py": ("_rebase",),
     # forward-mode AD: tangents, levels and duals (the ops' own rules: `_forward_targets`)
@@ -32,7 +45,7 @@ PLUMBING = {
     "autograd/forward_ad.py": ("dual_level.__enter__", "dual_level.__exit__", "make_dual",
                                "unpack_dual"),
     # hooks on tensors, nodes and modules, and anomaly mode's NaN check
-    "hooks.py": ("RemovableHandle.remove", "HookDict.add"),
+    "hooks.py": ("RemovableHandle.remove", "HookDict.add", "SavedTensorHooks.current"),
     "tensor_hooks.py": ("TensorHooks.register_hook",
                         "TensorHooks.register_post_accumulate_grad_hook"),
     "node_hooks.py": ("NodeHookMethods.register_prehook", "NodeHookMethods.register_hook",
