@@ -65,7 +65,7 @@ def jvp(out, inputs, *rules):
     input's rule being the op's derivative with respect to it applied to t (broadcast to out's
     shape where the op broadcast that input). Inputs without one (constants, Python numbers) add
     nothing. Only floating-point and complex results carry a tangent, of their own shape, in
-    their dtype or the rules' results' where that is wider (a float64 or complex tangent of a
+    their dtype or the input tangents' where that is wider (a float64 or complex tangent of a
     float32 primal stays float64 or complex, as torch keeps it: FWD-4, FWD-6)."""
     if state.level is None or _modes.inference or out._array.dtype.kind not in "fc":
         return out
@@ -75,7 +75,9 @@ def jvp(out, inputs, *rules):
         return out
     shape = out._array.shape
     total = sum(np.broadcast_to(rule(t), shape) for rule, t in given)
-    dtype = np.result_type(out._array.dtype, np.asarray(total).dtype)
+    dtype = np.result_type(out._array.dtype, *(t.dtype for _, t in given))
+    if not np.iscomplexobj(total):  # a real part of complex tangents (.real, .imag, abs) is real
+        dtype = np.empty(0, dtype).real.dtype
     set_tangent(out, make(np.array(total, dtype=dtype)))  # a copy: shares no memory
     return out
 

@@ -17,7 +17,7 @@ from autograd_conformance.harness.complex_programs import REAL_DTYPE, complex_li
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   analytic_jacobian, central_difference_jacobian)
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, float_dtypes,
+from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, SHAPING, float_dtypes,
                                                      full_precision_values, op_applications,
                                                      programs, recorded_intermediates, shapes,
                                                      values, widest_float_dtype)
@@ -233,7 +233,8 @@ def test_tangents_are_jacobian_vector_products(engine, data):
 
 
 @behaviour("FWD-4")
-@pytest.mark.parametrize("op", ALL_OPS)  # each op its own examples, as test_op_grads.py's
+@pytest.mark.parametrize("op", ALL_OPS + tuple(  # each op its own examples, as test_op_grads.py's
+    pytest.param(op, marks=needs("max_min")) for op in EXTREMA))
 @given(data=st.data())
 def test_each_op_carries_its_jacobian_vector_product(engine, data, op):
     """One application of each op of the op set (inside its smooth domain, every parameter and
