@@ -686,6 +686,24 @@ JVP_FUNCTION = ("class ProductPlusSquare(torch.autograd.Function):",
                 "        raise AssertionError('forward mode ran backward')")
 
 
+# Saves a and b for jvp, b alone for backward: y = a * b + a * a, whose backward is wrong for a
+# (g * b, without 2 a g) on purpose, so that the gradient shows which tensors backward read.
+SAVED_APART = ("class SavedApart(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, a, b):",
+               "        ctx.save_for_forward(a, b)",
+               "        ctx.save_for_backward(b)",
+               "        return a * b + a * a",
+               "    @staticmethod",
+               "    def jvp(ctx, ta, tb):",
+               "        a, b = ctx.saved_tensors",
+               "        return ta * b + a * tb + 2.0 * a * ta",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        b = ctx.saved_tensors[0]",
+               "        return g * b, None")
+
+
 @behaviour("FN-22")
 @needs("forward_ad")
 @given(data=st.data(), w_dual=st.booleans())
@@ -722,6 +740,33 @@ def test_jvp_gives_a_function_s_tangent(engine, data, w_dual):
     script.check_close("tangent", expected, dtype=dtype, magnitude=magnitude,
                        oracle="F's jvp of J v (analytic)")
     script.check("untouched is None", "F of tensors without tangents has a tangent")
+
+
+@behaviour("FN-22")
+@needs("forward_ad")
+@given(data=st.data())
+def test_jvp_and_backward_each_read_what_was_saved_for_them(engine, data):
+    """F saves (a, b) for forward and (b,) alone for backward: inside a dual level with x dual
+    and requiring grad, y = F(x, w) has the tangent jvp computes from what save_for_forward kept,
+    and y.backward(g) in the same level gives x the gradient backward computes from what
+    save_for_backward kept, g * b: neither reads the other's."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(), label="shape")
+    x, w, v, g = (data.draw(values(shape, dtype, 2.0), label=name) for name in "xwvg")
+    script = Script(engine)
+    script.run(FORWARD_AD, *SAVED_APART, f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               f"w = {tensor_literal(w, dtype)}",
+               "with fwAD.dual_level():",
+               f"    y = SavedApart.apply(fwAD.make_dual(x, {tensor_literal(v, dtype)}), w)",
+               "    tangent = fwAD.unpack_dual(y).tangent",
+               f"    y.backward({tensor_literal(g, dtype)})")
+    x64, w64, v64 = (array.astype(np.float64) for array in (x, w, v))
+    script.check_close("tangent", v64 * w64 + 2 * x64 * v64, dtype=dtype,
+                       magnitude=float(np.abs(v64).max(initial=0) * (np.abs(w64).max(initial=0)
+                                       + 2 * np.abs(x64).max(initial=0))),
+                       oracle="jvp from the tensors saved for forward")
+    script.check_close("x.grad", g.astype(np.float64) * w64, dtype=dtype,
+                       oracle="backward from the tensor saved for backward")
 
 
 @behaviour("FN-23")

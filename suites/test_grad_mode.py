@@ -502,6 +502,25 @@ def test_grad_mode_decorators_hold_across_generator_yields(engine, decorator, ca
 
 
 @behaviour("MODE-16")
+@needs("grad_mode")
+@given(decorator=st.sampled_from(sorted(GENERATOR_DECORATORS)),
+       caller=st.sampled_from(sorted(CALLERS)))
+def test_a_decorated_generator_closes_in_its_mode(engine, decorator, caller):
+    """Closing a decorated generator before it ends runs its cleanup (a finally block) in the
+    decorator's mode too, and the caller stays in its own."""
+    where = f"within {caller}" if caller else "at top level"
+    script = Script(engine)
+    script.run(decorator, "def steps():", "    try:", "        while True:",
+               "            yield torch.is_grad_enabled()", "    finally:",
+               "        cleanup.append(torch.is_grad_enabled())",
+               "cleanup = []", "generator = steps()", "first = next(generator)",
+               *_within(caller, ["generator.close()", "after = torch.is_grad_enabled()"]))
+    script.check_equal("cleanup", [GENERATOR_DECORATORS[decorator]],
+                       why=f"close() {where} of a generator decorated {decorator}")
+    script.check_equal("after", CALLERS[caller], why=f"the caller's own mode, {where}")
+
+
+@behaviour("MODE-16")
 @needs("inference_mode")
 @given(decorator=st.sampled_from(["@torch.inference_mode()", "@torch.inference_mode(False)"]),
        callers=st.lists(st.sampled_from(sorted(ENCLOSING)), min_size=1, max_size=4))

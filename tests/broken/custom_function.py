@@ -297,6 +297,21 @@ def reference_function_jvp_only_when_every_argument_is_dual():
     _reference.replace(function, "_forward_tangents", all_dual)
 
 
+@mutant("FN-22")
+def reference_function_keeps_reading_forward_saves():
+    """After a Function's jvp, ctx.saved_tensors keeps answering with the tensors saved for
+    forward: a backward through the same call reads those instead of what save_for_backward
+    kept."""
+    def _stays_in_jvp(forward_tangents):
+        def forward_tangents_then_stay(cls, ctx, args, tangents, outputs):
+            forward_tangents(cls, ctx, args, tangents, outputs)
+            ctx._in_jvp = True
+        return forward_tangents_then_stay
+
+    from tests.broken import _reference
+    _reference.replace(function, "_forward_tangents", _stays_in_jvp)
+
+
 @mutant("FN-23")
 def reference_function_without_jvp_drops_tangents():
     """A Function without jvp, applied to a dual tensor, gives an output without a tangent

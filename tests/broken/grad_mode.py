@@ -189,6 +189,32 @@ def reference_generator_holds_its_mode_across_yields():
     grad_mode._Mode._generator_in_mode = _held
 
 
+@mutant("MODE-16")
+def reference_generator_closes_outside_its_mode():
+    """A decorated generator runs each resumption in its mode, but closing it early runs its
+    cleanup in the caller's mode."""
+    def _in_mode_until_closed(self, func):
+        @functools.wraps(func)
+        def resume_in_mode(*args, **kwargs):
+            with self._fresh():
+                generator = func(*args, **kwargs)
+            sent = None
+            while True:
+                try:
+                    with self._fresh():
+                        produced = generator.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                try:
+                    sent = yield produced
+                except GeneratorExit:
+                    generator.close()
+                    raise
+        return resume_in_mode
+
+    grad_mode._Mode._generator_in_mode = _in_mode_until_closed
+
+
 @mutant("MODE-13")
 def reference_inference_tensors_count_versions():
     """Outside inference_mode an inference tensor's _version reads as a count instead of
