@@ -43,13 +43,13 @@ def checkpointed(draw, engine, *, requiring_argument: bool,
     return program, tuple(name for name in used if name in chosen)
 
 
-def _define(script: Script, program: Program, args, *, first_lines=()) -> None:
+def _define(script: Script, program: Program, args, *, first_lines=(), last_lines=()) -> None:
     """The program's leaves, and `fn`: its nodes as a function of the leaves `args`, returning
-    its output; `first_lines` open fn's body."""
+    its output; `first_lines` open fn's body, `last_lines` follow the program's."""
     script.run(*[f"{leaf.name} = {tensor_literal(leaf.values, program.dtype, leaf.requires_grad)}"
                  for leaf in program.leaves])
     body = [*first_lines, *program.script_lines(given=[leaf.name for leaf in program.leaves]),
-            "return out"]
+            *last_lines, "return out"]
     script.run(f"def fn({', '.join(args)}):\n" + textwrap.indent("\n".join(body), "    "))
 
 
@@ -188,20 +188,20 @@ def test_non_reentrant_checkpoint_serves_backward_inputs(engine, data):
 @needs("checkpoint")
 @given(data=st.data())
 def test_recomputation_replays_the_random_draws(engine, data):
-    """fn scales an argument that requires grad by a draw of torch.rand, whose product saves the
-    draw: the recomputation in backward draws the same values as fn's forward, the gradients are
-    the plain fn's from the same seed, and with a draw between forward and backward, the draw
-    after backward is the one the plain run makes next, as if the recomputation had drawn
-    nothing."""
+    """fn draws from torch.rand first and scales its output by the draw at the end (a product
+    that saves the draw; scaling the output keeps the program's ops where the generator drew
+    them, inside their smooth domain): the recomputation in backward draws the same values as
+    fn's forward, the gradients are the plain fn's from the same seed, and with a draw between
+    forward and backward, the draw after backward is the one the plain run makes next, as if the
+    recomputation had drawn nothing."""
     reentrant = data.draw(st.booleans(), label="use_reentrant")
     program, args = data.draw(checkpointed(engine, requiring_argument=True), label="program")
-    scaled = next(name for name in args if program.leaf(name).requires_grad)
-    shape, seed = program.leaf(scaled).values.shape, data.draw(st.integers(0, 2**16), label="seed")
-    draw = [f"draw = torch.rand({shape!r}, dtype=torch.{program.dtype})", "draws.append(draw)",
-            f"{scaled} = {scaled} * (draw * 0.5 + 0.5)"]
+    seed = data.draw(st.integers(0, 2**16), label="seed")
+    draw = [f"draw = torch.rand({program.output_shape()!r}, dtype=torch.{program.dtype})",
+            "draws.append(draw)"]
     script = Script(engine)
     script.run("draws = []")
-    _define(script, program, args, first_lines=draw)
+    _define(script, program, args, first_lines=draw, last_lines=["out = out * (draw * 0.5 + 0.5)"])
     script.run(f"torch.manual_seed({seed})", f"out = {_call(args, reentrant)}",
                "between = torch.rand(3)", "out.backward()", "after = torch.rand(3)")
     script.check("len(draws) == 2", "fn ran {len(draws)} times, expected twice (forward, "
