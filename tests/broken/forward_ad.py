@@ -59,14 +59,10 @@ def reference_unpack_dual_plain_tuple():
 def reference_make_dual_casts_the_tangent():
     """make_dual casts a tangent of another dtype to the primal's (a float64 tangent of a float32
     primal becomes a float32 copy): right whenever the dtypes agree."""
-    def _casting(make_dual):
-        def make_dual_in_the_primals_dtype(tensor, tangent, *, level=None):
-            if tangent.dtype != tensor.dtype:
-                tangent = tangent.to(tensor.dtype)
-            return make_dual(tensor, tangent, level=level)
-        return make_dual_in_the_primals_dtype
+    def _in_the_primals_dtype(arguments):
+        arguments["tangent"] = arguments["tangent"].to(arguments["tensor"].dtype)
 
-    _reference.replace(forward_ad, "make_dual", _casting)
+    _reference.rewrite_arguments(forward_ad, "make_dual", _in_the_primals_dtype)
 
 
 @mutant("FWD-2")
@@ -74,12 +70,10 @@ def reference_make_dual_copies_its_primal():
     """The dual tensor is a differentiable copy of x (clone) instead of a view: its values, its
     tangent and the gradients through it are right, but a later in-place change of x does not
     show in it."""
-    def _copying(make_dual):
-        def make_dual_of_a_copy(tensor, tangent, *, level=None):
-            return make_dual(tensor.clone(), tangent, level=level)
-        return make_dual_of_a_copy
+    def _of_a_copy(arguments):
+        arguments["tensor"] = arguments["tensor"].clone()
 
-    _reference.replace(forward_ad, "make_dual", _copying)
+    _reference.rewrite_arguments(forward_ad, "make_dual", _of_a_copy)
 
 
 @mutant("FWD-3")
