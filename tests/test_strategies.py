@@ -2,6 +2,8 @@
 `programs` and `op_applications` is what every drawn example has, so no test needs to check
 (or skip) a draw."""
 
+import ast
+import json
 import os
 import subprocess
 import sys
@@ -10,11 +12,13 @@ from pathlib import Path
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
+from autograd_conformance.harness import counts
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
 from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, REACH, TIE_FEATURES,
                                                      op_applications, programs, reach,
                                                      recorded_intermediates)
+from tests.support.run import run_pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = load_engine("torch")
@@ -109,6 +113,44 @@ def test_the_ci_profile_reaches_the_ties_of_max_and_min():
 
     draw()
     assert set(TIE_FEATURES) <= found, f"not reached: {sorted(set(TIE_FEATURES) - found)}"
+
+
+def _tests_that_draw_counts() -> list[str]:
+    """The node IDs (without parameters) of the suites' tests that name a `Count`, directly or
+    through a module-level helper of theirs that names one."""
+    names = {count_name for count_name, value in vars(counts).items()
+             if isinstance(value, counts.Count)}
+    found = []
+    for path in sorted((ROOT / "suites").glob("test_*.py")):
+        functions = [node for node in ast.parse(path.read_text()).body
+                     if isinstance(node, ast.FunctionDef)]
+        drawing = set()
+        for _ in range(2):  # helpers first, then the tests that call them
+            drawing |= {function.name for function in functions
+                        if {n.id for n in ast.walk(function) if isinstance(n, ast.Name)}
+                        & (names | drawing)}
+        found += [f"suites/{path.name}::{name}" for name in sorted(drawing)
+                  if name.startswith("test_")]
+    return found
+
+
+def test_the_ci_profile_reaches_every_count_corner(tmp_path):
+    """Every test that draws a count (autograd_conformance/harness/counts.py) draws its corner
+    under the `ci` profile (3 or more hooks on one tensor, a tensor saved twice, three nested
+    contexts, ...), and every count is drawn by some test: a bug that shows only past the second
+    hook is met by the `ci` run. The tests run on torch, where each passes."""
+    tests = _tests_that_draw_counts()
+    probe = tmp_path / "probe.json"
+    completed = run_pytest(*tests, "--engine", "torch", "-n", "0", "-q", "--no-report",
+                           "-p", "tests.support.probe", env={"BROKEN_PROBE_OUT": str(probe)})
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    records = json.loads(probe.read_text())
+    corners = {count.what: count.corner for count in counts.COUNTS}
+    short = {record["nodeid"]: what for record in records
+             for what, values in record["drawn"].items() if max(values) < corners[what]}
+    assert not short, f"tests that never reach their count's corner under ci: {short}"
+    drawn = {what for record in records for what in record["drawn"]}
+    assert drawn == set(corners), f"counts no test draws: {sorted(set(corners) - drawn)}"
 
 
 MAGIC_NUMBERS = '''"""A local module full of numbers in the ranges the suites draw from."""

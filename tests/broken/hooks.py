@@ -124,6 +124,30 @@ def torch_hooks_run_in_reverse():
     torch.Tensor.register_hook = _register
 
 
+@mutant("HOOK-6")
+def torch_hooks_after_the_second_run_first():
+    """The first two hooks on a tensor run in registration order, each later one before them all
+    (inserted at the front of the list from the third on): only three or more hooks show it."""
+    _register_hook = torch.Tensor.register_hook
+
+    def _register(self, hook):
+        hooks = getattr(self, "_mutant_hooks", None)
+        if hooks is None:
+            hooks = self._mutant_hooks = []
+
+            def run_all(grad):
+                for each in list(hooks):
+                    result = each(grad)
+                    grad = grad if result is None else result
+                return grad
+
+            _register_hook(self, run_all)
+        hooks.insert(len(hooks) if len(hooks) < 2 else 0, hook)
+        return _torch.ListedHook(hooks, hook)
+
+    torch.Tensor.register_hook = _register
+
+
 @mutant("HOOK-13")
 def reference_oldest_node_first():
     """Of the nodes ready at the same time, the walk runs the oldest first (a FIFO where torch runs

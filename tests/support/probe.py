@@ -1,8 +1,9 @@
 """A pytest plugin for runs against broken engines (`-p tests.support.probe`).
 
 It records, for every test that ran, its outcome, the catalog behaviours it checks, how many times
-hypothesis called the test body (`calls`) and at which call the first genuine failure happened
-(`first_failure`: the number of examples hypothesis needed to find the bug; shrinking comes after).
+hypothesis called the test body (`calls`), at which call the first genuine failure happened
+(`first_failure`: the number of examples hypothesis needed to find the bug; shrinking comes after)
+and the counts it drew (`drawn`: the values of each `harness.counts.Count`, for the reach test).
 The record is written as JSON to the path in $BROKEN_PROBE_OUT at the end of the session.
 """
 
@@ -14,6 +15,8 @@ import os
 import time
 
 import pytest
+
+from autograd_conformance.harness import counts
 
 _records: list[dict] = []
 _current: dict | None = None
@@ -52,10 +55,12 @@ def pytest_collection_modifyitems(items):
 def pytest_runtest_call(item):
     global _current
     _current = {"calls": 0, "first_failure": None}
+    counts.DRAWN.clear()
     started = time.perf_counter()
     outcome = yield
     item._probe_state = dict(_current, seconds=time.perf_counter() - started,
-                             hypothesis=hasattr(getattr(item, "obj", None), "hypothesis"))
+                             hypothesis=hasattr(getattr(item, "obj", None), "hypothesis"),
+                             drawn={what: sorted(values) for what, values in counts.DRAWN.items()})
     if not item._probe_state["hypothesis"]:
         item._probe_state["calls"] = 1
         if outcome.excinfo is not None:
