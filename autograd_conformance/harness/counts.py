@@ -36,12 +36,13 @@ SAVES_OF_ONE_TENSOR = Count("saves of one tensor", 1, 3, corner=2)   # x * x sav
 NESTING_DEPTH = Count("nested contexts", 1, 3, corner=3)
 FUNCTION_INPUTS = Count("inputs of a function", 1, 4, corner=3)
 FUNCTION_OUTPUTS = Count("outputs of a function", 1, 4, corner=3)
+USES_OF_ONE_TENSOR = Count("uses of one tensor", 1, 4, corner=3)     # fan-out, branches
 VIEW_CHAIN = Count("views in a chain", 1, 4, corner=3)
 SEQUENTIAL_MODULES = Count("modules in a Sequential", 1, 4, corner=3)
 
 COUNTS = (HOOKS_PER_TENSOR, HOOKS_PER_NODE, HOOKS_PER_MODULE, BACKWARD_PASSES,
-          SAVES_OF_ONE_TENSOR, NESTING_DEPTH, FUNCTION_INPUTS, FUNCTION_OUTPUTS, VIEW_CHAIN,
-          SEQUENTIAL_MODULES)
+          SAVES_OF_ONE_TENSOR, NESTING_DEPTH, FUNCTION_INPUTS, FUNCTION_OUTPUTS,
+          USES_OF_ONE_TENSOR, VIEW_CHAIN, SEQUENTIAL_MODULES)
 
 # Every value drawn in this process, by `Count.what`; tests/support/probe.py empties it per test.
 DRAWN: dict[str, set[int]] = {}
