@@ -8,6 +8,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   finite_difference_hvp)
 from autograd_conformance.harness.program import Leaf, Node, Program
@@ -37,18 +38,21 @@ def _check_returned(script, program, leaves, expected, oracle="analytic") -> Non
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
-    """autograd.grad(out, leaves) returns a tuple with one gradient per input (the finite
-    differences) and leaves every .grad None."""
-    program = data.draw(programs(engine), label="program")
-    leaves = program.grad_leaves()
+    """autograd.grad(out, inputs) returns a tuple with one gradient per input, in the order of
+    the inputs (one to four leaves in a drawn order; fresh ones feed the output where it has too
+    few: Program.fed_by), the analytic ones, and leaves every .grad None."""
+    count = data.draw(counts(FUNCTION_INPUTS), label="number of inputs")
+    program = data.draw(programs(engine), label="program").fed_by(count)
+    leaves = data.draw(st.lists(st.sampled_from(program.grad_leaves()), min_size=count,
+                                max_size=count, unique_by=lambda leaf: leaf.name), label="inputs")
     expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     script.run(f"grads = torch.autograd.grad(out, {_names(leaves)})")
-    script.check(f"isinstance(grads, tuple) and len(grads) == {len(leaves)}",
-                 f"autograd.grad did not return a tuple of {len(leaves)} gradients for "
-                 f"{len(leaves)} inputs", show=("type(grads).__name__", "len(grads)"))
-    for leaf in leaves:
+    script.check(f"isinstance(grads, tuple) and len(grads) == {count}",
+                 f"autograd.grad did not return a tuple of {count} gradients for {count} inputs",
+                 show=("type(grads).__name__", "len(grads)"))
+    for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is None", f"autograd.grad filled {leaf.name}.grad")
     _check_returned(script, program, leaves, expected)
 
@@ -516,29 +520,34 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
-    """autograd.grad([out, h], inputs, grad_outputs=[v, u]), h an intermediate, returns for each
-    input the sum of the two vector-Jacobian products v^T J_out + u^T J_h."""
+    """autograd.grad([out, h2, ...], inputs, grad_outputs=[v1, v2, ...]), one to four outputs
+    (out and intermediates, distinct where the program has enough), returns for each input the
+    sum over the outputs of their vector-Jacobian products v_k^T J_k, each v_k its own."""
+    count = data.draw(counts(FUNCTION_OUTPUTS), label="number of outputs")
     program = data.draw(programs(engine, output="any", candidates=recorded_intermediates),
                         label="program")
-    second = data.draw(st.sampled_from(recorded_intermediates(program)), label="second output")
+    others = recorded_intermediates(program)
+    outputs = [program.output] + data.draw(
+        st.lists(st.sampled_from(others), min_size=count - 1, max_size=count - 1,
+                 unique=len(others) >= count - 1), label="other outputs")
     values_ = program.evaluate()
-    v = data.draw(cotangents(values_[program.output].shape, program.dtype), label="v")
-    u = data.draw(cotangents(values_[second].shape, program.dtype), label="u")
+    vectors = [data.draw(cotangents(values_[name].shape, program.dtype), label=f"v_{k + 1}")
+               for k, name in enumerate(outputs)]
     leaves = program.grad_leaves()
     names = [leaf.name for leaf in leaves]
-    first = analytic_grads(program, v)
-    other = analytic_grads(Program(program.dtype, program.leaves, program.nodes, second), u,
-                           wrt=names)
+    products = [analytic_grads(Program(program.dtype, program.leaves, program.nodes, name), v,
+                               wrt=names) for name, v in zip(outputs, vectors)]
     script = Script(engine)
     script.build(program)
-    script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
-               f"u = torch.tensor({literal(u)}, dtype=torch.{program.dtype})",
-               f"grads = torch.autograd.grad([out, {second}], {_names(leaves)}, "
-               "grad_outputs=[v, u])")
+    script.run(*(f"grad_output{k + 1} = torch.tensor({literal(v)}, dtype=torch.{program.dtype})"
+                 for k, v in enumerate(vectors)),
+               f"grads = torch.autograd.grad([{', '.join(['out'] + outputs[1:])}], "
+               f"{_names(leaves)}, "
+               f"grad_outputs=[{', '.join(f'grad_output{k + 1}' for k in range(count))}])")
     for index, name in enumerate(names):
-        script.check_close(f"grads[{index}]", first[name] + other[name], dtype=program.dtype,
-                           oracle=f"analytic v^T J_out + u^T J_{second}",
-                           magnitude=first.magnitude + other.magnitude)
+        script.check_close(f"grads[{index}]", sum(each[name] for each in products),
+                           dtype=program.dtype, oracle="analytic sum of v_k^T J_k",
+                           magnitude=sum(each.magnitude for each in products))
 
 
 @behaviour("GRAD-10")

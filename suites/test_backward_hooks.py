@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
+from autograd_conformance.harness.counts import (BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE,
+                                                 HOOKS_PER_TENSOR, counts)
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.ops import OPS
 from autograd_conformance.harness.script import Script, tensor_literal
@@ -24,6 +26,8 @@ needs = pytest.mark.needs
 
 FACTORS = st.sampled_from([0.0, 2.0, -1.0, 10.0])
 COPY = "None if g is None else to_numpy(g).copy()"  # what a hook keeps of a gradient
+# The factors of chained hooks (HOOK-12, HOOK-14, HOOK-15): no product of some of them is 1.
+CHAIN_FACTORS = (2.0, -3.0, 10.0, -0.5, 4.0)
 
 
 def _recorded(engine, data, candidates=recorded_nodes):
@@ -33,36 +37,40 @@ def _recorded(engine, data, candidates=recorded_nodes):
 
 
 # ----- after accumulation ---------------------------------------------------------------------
-def _recording_post_accumulate_hook(leaf):
-    """`calls`: for each call of a post-accumulate hook on `leaf`, whether it got the leaf itself,
-    a copy of its .grad then, and whether an op on the leaf was recorded in the hook."""
+def _recording_post_accumulate_hooks(leaf, hooks=1):
+    """`calls`: for each call of one of `hooks` post-accumulate hooks on `leaf`, in the order they
+    ran, which hook it was, whether it got the leaf itself, a copy of its .grad then, and whether
+    an op on the leaf was recorded in the hook."""
     return ["calls = []",
-            "def after(t):",
-            f"    calls.append((t is {leaf}, to_numpy(t.grad).copy(), (t * 1.0).requires_grad))",
-            f"{leaf}.register_post_accumulate_grad_hook(after)"]
+            "def after(i):",
+            f"    return lambda t: calls.append((i, t is {leaf}, to_numpy(t.grad).copy(), (t * 1.0).requires_grad))",
+            *[f"{leaf}.register_post_accumulate_grad_hook(after({i}))" for i in range(hooks)]]
 
 
 @behaviour("HOOK-9")
 @needs("post_accumulate_hooks")
-@given(data=st.data(), passes=st.integers(1, 3))
-def test_post_accumulate_hooks_run_after_each_accumulation(engine, data, passes):
-    """The hook gets the leaf itself once per backward, after the pass's gradient was added to
-    .grad (pass k sees k * the gradient), with grad mode off: an op on the leaf is not recorded."""
+@given(data=st.data(), hooks=counts(HOOKS_PER_TENSOR), passes=counts(BACKWARD_PASSES))
+def test_post_accumulate_hooks_run_after_each_accumulation(engine, data, hooks, passes):
+    """Each of the leaf's hooks gets the leaf itself once per backward, in registration order,
+    after the pass's gradient was added to .grad (pass k sees k * the gradient), with grad mode
+    off: an op on the leaf is not recorded."""
     program = data.draw(programs(engine), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
     script = Script(engine)
     script.build(program)
-    script.run(*_recording_post_accumulate_hook(leaf), *["out.backward(retain_graph=True)"] * passes)
-    script.check_equal("len(calls)", passes,
-                       why=f"one hook call per backward, {passes} backward calls")
-    script.check("all(itself for itself, _, _ in calls)", f"the hook got another tensor than {leaf}")
-    script.check("not any(recorded for _, _, recorded in calls)",
-                 "an op in the hook was recorded: the hook ran in grad mode")
+    script.run(*_recording_post_accumulate_hooks(leaf, hooks),
+               *["out.backward(retain_graph=True)"] * passes)
+    script.check_equal("[i for i, _, _, _ in calls]", list(range(hooks)) * passes,
+                       why=f"each of {hooks} hooks once per backward, in registration order, "
+                       f"{passes} backward calls")
+    script.check("all(itself for _, itself, _, _ in calls)", f"a hook got another tensor than {leaf}")
+    script.check("not any(recorded for _, _, _, recorded in calls)",
+                 "an op in a hook was recorded: the hook ran in grad mode")
     expected = analytic_grads(program, wrt=[leaf])
-    for k in range(passes):
-        script.check_close(f"calls[{k}][1]", (k + 1) * expected[leaf], dtype=program.dtype,
-                           oracle=f"analytic x {k + 1} (accumulated)",
-                           magnitude=(k + 1) * expected.magnitude)
+    script.check_close("np.stack([grad for _, _, grad, _ in calls])",
+                       np.stack([(k + 1) * expected[leaf] for k in range(passes) for _ in range(hooks)]),
+                       dtype=program.dtype, oracle="analytic x k in pass k (accumulated)",
+                       magnitude=passes * expected.magnitude)
 
 
 @behaviour("HOOK-9")
@@ -76,10 +84,10 @@ def test_post_accumulate_hooks_run_in_grad_mode_under_create_graph(engine, data)
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
     script = Script(engine)
     script.build(program)
-    script.run(*_recording_post_accumulate_hook(leaf), "out.backward(create_graph=True)")
-    script.check("len(calls) == 1 and calls[0][2]",
+    script.run(*_recording_post_accumulate_hooks(leaf), "out.backward(create_graph=True)")
+    script.check("len(calls) == 1 and calls[0][3]",
                  "under create_graph the hook ran {len(calls)} times, recording ops: "
-                 "{[recorded for _, _, recorded in calls]}")
+                 "{[recorded for _, _, _, recorded in calls]}")
 
 
 @behaviour("HOOK-9")
@@ -91,7 +99,7 @@ def test_post_accumulate_hooks_need_an_accumulation(engine, data):
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
     script = Script(engine)
     script.build(program)
-    script.run(*_recording_post_accumulate_hook(leaf), f"torch.autograd.grad(out, [{leaf}])")
+    script.run(*_recording_post_accumulate_hooks(leaf), f"torch.autograd.grad(out, [{leaf}])")
     script.check("not calls", "autograd.grad ran the post-accumulate hook {len(calls)} times")
 
 
@@ -120,65 +128,91 @@ def _removed_hook(node, method):
             "removed.remove()"]
 
 
+def _chained_factors(data, hooks):
+    """The factors of `hooks` chained hooks, each scaling what the one before it returned: distinct,
+    and no product of some of them is 1, so each hook sees another gradient than it would at any
+    other place in the chain; products exact in float32."""
+    return data.draw(st.permutations(CHAIN_FACTORS), label="factors")[:hooks]
+
+
+def _prefix_products(factors):
+    """What each of the hooks with `factors` sees, as a multiple of what the first one sees."""
+    return [float(np.prod(factors[:i])) for i in range(len(factors))]
+
+
 @behaviour("HOOK-14")
 @needs("node_hooks")
-@given(data=st.data(), factor=FACTORS)
-def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, data, factor):
-    """h.grad_fn's post-hook gets (grad_inputs, grad_outputs): d out / dh once, and the gradient
-    the node computed for each operand, None for one that does not require grad. Returning them
-    times k scales the paths through h by k."""
+@given(data=st.data(), hooks=counts(HOOKS_PER_NODE))
+def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, data, hooks):
+    """h.grad_fn's post-hooks get (grad_inputs, grad_outputs): d out / dh once, and the gradient
+    the node computed for each operand, None for one that does not require grad. One to five
+    hooks, each returning what it got times its own k, run in registration order, each on the
+    previous one's result; the paths through h are scaled by the product of the k."""
     program, hooked = _recorded(engine, data)
     node = program.node(hooked)
+    factors = _chained_factors(data, hooks)
     script = Script(engine)
     script.build(program)
     script.run("seen = []",
-               "def post(grad_inputs, grad_outputs):",
-               f"    seen.append(([{COPY} for g in grad_inputs], [{COPY} for g in grad_outputs]))",
-               f"    return tuple(None if g is None else g * {factor} for g in grad_inputs)",
-               f"{hooked}.grad_fn.register_hook(post)",
+               "def post(k):",
+               "    def hook(grad_inputs, grad_outputs):",
+               f"        seen.append(([{COPY} for g in grad_inputs], [{COPY} for g in grad_outputs]))",
+               "        return tuple(None if g is None else g * k for g in grad_inputs)",
+               "    return hook",
+               *[f"{hooked}.grad_fn.register_hook(post({k}))" for k in factors],
                *_removed_hook(hooked, "register_hook"),
                "out.backward()")
-    script.check("len(seen) == 1", "the post-hooks ran {len(seen)} times: {seen}")
+    script.check_equal("len(seen)", hooks, why=f"each of the {hooks} post-hooks runs once")
     expected = analytic_grads(program, wrt=[hooked, *node.args])
     values = program.evaluate()
-    script.check("len(seen[0][1]) == 1", "grad_outputs has {len(seen[0][1])} entries, expected 1")
-    script.check_close("seen[0][1][0]", expected[hooked], dtype=program.dtype,
-                       oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
     operands = OPS[node.op].vjp(expected[hooked], tuple(values[a] for a in node.args),
                                 node.param, values[hooked])
-    script.check_equal("len(seen[0][0])", len(node.args),
-                       why=f"grad_inputs has one entry per operand of {node.op}")
-    for i, (arg, gradient) in enumerate(zip(node.args, operands)):
-        if program.requires_grad(arg):
-            script.check_close(f"seen[0][0][{i}]", gradient, dtype=program.dtype,
-                               oracle=f"vjp of {node.op} for {arg}", magnitude=expected.magnitude)
-        else:
-            script.check_equal(f"seen[0][0][{i}]", None, why=f"{arg} does not require grad")
-    assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node post-hook")
+    for call, before in enumerate(_prefix_products(factors)):
+        script.check(f"len(seen[{call}][1]) == 1", f"grad_outputs has {{len(seen[{call}][1])}} entries, expected 1")
+        script.check_close(f"seen[{call}][1][0]", expected[hooked], dtype=program.dtype,
+                           oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
+        script.check_equal(f"len(seen[{call}][0])", len(node.args),
+                           why=f"grad_inputs has one entry per operand of {node.op}")
+        for i, (arg, gradient) in enumerate(zip(node.args, operands)):
+            if program.requires_grad(arg):
+                script.check_close(f"seen[{call}][0][{i}]", before * gradient, dtype=program.dtype,
+                                   oracle=f"vjp of {node.op} for {arg} x {before} (the earlier hooks)",
+                                   magnitude=abs(before) * expected.magnitude)
+            else:
+                script.check_equal(f"seen[{call}][0][{i}]", None, why=f"{arg} does not require grad")
+    assert_grads_with_paths_through_scaled(script, program, hooked, float(np.prod(factors)),
+                                           how="node post-hooks")
 
 
 @behaviour("HOOK-15")
 @needs("node_hooks")
-@given(data=st.data(), factor=FACTORS)
-def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, data, factor):
-    """h.grad_fn's pre-hook gets (d out / dh,); returning it times k scales the paths through h
-    by k."""
+@given(data=st.data(), hooks=counts(HOOKS_PER_NODE))
+def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, data, hooks):
+    """h.grad_fn's pre-hooks get (d out / dh,). One to five hooks, each returning what it got
+    times its own k, run in registration order, each on the previous one's result; the paths
+    through h are scaled by the product of the k."""
     program, hooked = _recorded(engine, data)
+    factors = _chained_factors(data, hooks)
     script = Script(engine)
     script.build(program)
     script.run("seen = []",
-               "def pre(grad_outputs):",
-               f"    seen.append([{COPY} for g in grad_outputs])",
-               f"    return tuple(g * {factor} for g in grad_outputs)",
-               f"{hooked}.grad_fn.register_prehook(pre)",
+               "def pre(k):",
+               "    def hook(grad_outputs):",
+               f"        seen.append([{COPY} for g in grad_outputs])",
+               "        return tuple(g * k for g in grad_outputs)",
+               "    return hook",
+               *[f"{hooked}.grad_fn.register_prehook(pre({k}))" for k in factors],
                *_removed_hook(hooked, "register_prehook"),
                "out.backward()")
-    script.check("len(seen) == 1 and len(seen[0]) == 1",
-                 "expected one pre-hook call with one gradient, got {seen}")
+    script.check(f"len(seen) == {hooks} and all(len(grads) == 1 for grads in seen)",
+                 f"expected {hooks} pre-hook calls with one gradient each, got {{seen}}")
     expected = analytic_grads(program, wrt=[hooked])
-    script.check_close("seen[0][0]", expected[hooked], dtype=program.dtype,
-                       oracle=f"analytic d out / d {hooked}", magnitude=expected.magnitude)
-    assert_grads_with_paths_through_scaled(script, program, hooked, factor, how="node pre-hook")
+    for call, before in enumerate(_prefix_products(factors)):
+        script.check_close(f"seen[{call}][0]", before * expected[hooked], dtype=program.dtype,
+                           oracle=f"analytic d out / d {hooked} x {before} (the earlier hooks)",
+                           magnitude=abs(before) * expected.magnitude)
+    assert_grads_with_paths_through_scaled(script, program, hooked, float(np.prod(factors)),
+                                           how="node pre-hooks")
 
 
 @behaviour("HOOK-15")
@@ -236,37 +270,66 @@ def test_node_hooks_fire_only_when_the_node_runs(engine, data, with_a_leaf_below
                        + ("once" if with_a_leaf_below else "never"))
 
 
+def _around_a_node(hooked, kinds, tensor_factors, pre_factors):
+    """The registrations of HOOK-18 on `hooked` in the order `kinds` ('tensor', 'retain', 'pre' or
+    'post' each): the i-th hook of a kind logs (kind, i, what it saw) to `fired`; tensor hooks
+    and pre-hooks scale the gradient by their factors."""
+    made = {"tensor": 0, "pre": 0, "post": 0}
+    lines = []
+    for kind in kinds:
+        if kind == "retain":
+            lines.append(f"{hooked}.retain_grad()")
+            continue
+        i, made[kind] = made[kind], made[kind] + 1
+        lines.append({
+            "tensor": f"{hooked}.register_hook(lambda g: fired.append(('tensor', {i}, None)) or g * {tensor_factors[i]})",
+            "pre": f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append(('pre', {i}, "
+                   f"[{COPY} for g in [*grad_outputs, {hooked}.grad]])) or (grad_outputs[0] * {pre_factors[i]},))",
+            "post": f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', {i}, None)))",
+        }[kind])
+    return lines
+
+
 @behaviour("HOOK-18")
 @needs("node_hooks")
-@given(data=st.data(), first=st.sampled_from([2.0, -1.0]), second=st.sampled_from([10.0, 0.5]))
-def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, first, second):
-    """On an intermediate h, registered in any order: h's tensor hook (x a), retain_grad, a
-    pre-hook (x b) and a post-hook of h.grad_fn fire as tensor hook, pre-hook, post-hook; when the
-    pre-hook runs, h.grad already holds a * d out / dh, and keeps it (the pre-hook's replacement
-    is not stored); the paths through h carry a * b."""
+@given(data=st.data(), hooks=counts(HOOKS_PER_NODE))
+def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, hooks):
+    """On an intermediate h, one to five each of h's tensor hooks (x a_i), pre-hooks (x b_i) and
+    post-hooks of h.grad_fn, and retain_grad, registered in any order, fire as the tensor hooks,
+    then the pre-hooks, then the post-hooks, each kind in registration order; when the pre-hooks
+    run, h.grad already holds A d out / dh (A the product of the a_i), and keeps it (the
+    pre-hooks' replacements are not stored); pre-hook i gets A b_1 ... b_(i-1) d out / dh; the
+    paths through h carry A B."""
     program, hooked = _recorded(engine, data, candidates=recorded_intermediates)
-    registrations = [
-        f"{hooked}.register_hook(lambda g: fired.append(('tensor', None)) or g * {first})",
-        f"{hooked}.retain_grad()",
-        f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append(('pre', "
-        f"[{COPY} for g in [*grad_outputs, {hooked}.grad]])) or (grad_outputs[0] * {second},))",
-        f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', None)))",
-    ]
+    tensor_factors, pre_factors = _chained_factors(data, hooks), _chained_factors(data, hooks)
+    kinds = data.draw(st.permutations(["tensor", "pre", "post"] * hooks + ["retain"]),
+                      label="registration order")
     script = Script(engine)
     script.build(program)
-    script.run("fired = []", *data.draw(st.permutations(registrations), label="registration order"),
+    script.run("fired = []", *_around_a_node(hooked, kinds, tensor_factors, pre_factors),
                "out.backward()")
-    script.check("[name for name, _ in fired] == ['tensor', 'pre', 'post']",
-                 "the hooks fired in the order {[name for name, _ in fired]}")
+    order = [(kind, i) for kind in ("tensor", "pre", "post") for i in range(hooks)]
+    script.check_equal("[(kind, i) for kind, i, _ in fired]", order,
+                       why="tensor hooks, then pre-hooks, then post-hooks, each in registration order")
     expected = analytic_grads(program, wrt=[hooked])
-    for what, seen in (("the gradient the pre-hook got", "fired[1][1][0]"),
-                       (f"{hooked}.grad when the pre-hook ran", "fired[1][1][1]"),
-                       (f"{hooked}.grad after backward", f"{hooked}.grad")):
-        script.check_close(seen, first * expected[hooked], dtype=program.dtype,
-                           oracle=f"analytic x {first} (tensor hook): {what}",
-                           magnitude=abs(first) * expected.magnitude)
-    assert_grads_with_paths_through_scaled(script, program, hooked, first * second,
-                                           how="tensor hook, then pre-hook")
+    first = float(np.prod(tensor_factors))
+    pre_seen = [before * first * expected[hooked] for before in _prefix_products(pre_factors)]
+    script.check_close(f"np.stack([seen[0] for _, _, seen in fired[{hooks}:{2 * hooks}]])",
+                       np.stack(pre_seen), dtype=program.dtype,
+                       oracle=f"analytic x {first} (tensor hooks) x the earlier pre-hooks' factors",
+                       magnitude=max(abs(first) * abs(before) for before in _prefix_products(pre_factors))
+                       * expected.magnitude)
+    retained = first * expected[hooked]
+    script.check_close(f"np.stack([seen[1] for _, _, seen in fired[{hooks}:{2 * hooks}]])",
+                       np.stack([retained] * hooks), dtype=program.dtype,
+                       oracle=f"analytic x {first} (tensor hooks): {hooked}.grad as each pre-hook ran",
+                       magnitude=abs(first) * expected.magnitude)
+    script.check_close(f"{hooked}.grad", retained, dtype=program.dtype,
+                       oracle=f"analytic x {first} (tensor hooks): {hooked}.grad after backward",
+                       magnitude=abs(first) * expected.magnitude)
+    assert_grads_with_paths_through_scaled(script, program, hooked,
+                                           first * float(np.prod(pre_factors)),
+                                           how="tensor hooks, then pre-hooks")
 
 
 @behaviour("HOOK-18")
@@ -462,6 +525,73 @@ def test_module_backward_pre_hooks_replace_grad_output(engine, layer, input_requ
                        input_requires_grad=input_requires_grad)
 
 
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks")
+@given(data=st.data(), layer=_layers(), pre_hooks=counts(HOOKS_PER_MODULE),
+       hooks=counts(HOOKS_PER_MODULE))
+def test_module_backward_hooks_chain_in_registration_order(engine, data, layer, pre_hooks, hooks):
+    """One to four pre-hooks and one to four full hooks on a Linear layer, each returning what it
+    got times its own k: the pre-hooks run in registration order, each on the previous one's
+    grad_output, then the full hooks, each on the previous one's grad_input and all with the
+    last pre-hook's grad_output. The parameters' gradients are scaled by the pre-hooks' product,
+    x's by the product of all."""
+    weight, _, _, c = layer
+    pre_factors, factors = _chained_factors(data, pre_hooks), _chained_factors(data, hooks)
+    script = Script(engine)
+    _build_layer(script, layer, input_requires_grad=True)
+    script.run("seen = []",
+               "def pre(k):",
+               "    return lambda module, go: seen.append(('pre', to_numpy(go[0]).copy())) or (go[0] * k,)",
+               "def full(k):",
+               "    return lambda module, gi, go: seen.append((to_numpy(gi[0]).copy(), to_numpy(go[0]).copy())) or (gi[0] * k,)",
+               *[f"lin.register_full_backward_pre_hook(pre({k}))" for k in pre_factors],
+               *[f"lin.register_full_backward_hook(full({k}))" for k in factors],
+               "(lin(x) * c).sum().backward()")
+    script.check(f"len(seen) == {pre_hooks + hooks} and all(call[0] == 'pre' for call in seen[:{pre_hooks}])",
+                 f"expected {pre_hooks} pre-hook calls, then {hooks} hook calls; got {{seen}}")
+    scale = float(np.prod(pre_factors))
+    input_grad, input_size = c @ weight, float((np.abs(c) @ np.abs(weight)).max())
+    for call, before in enumerate(_prefix_products(pre_factors)):
+        script.check_close(f"seen[{call}][1]", before * c, dtype="float32",
+                           oracle=f"c x {before} (the earlier pre-hooks)", magnitude=abs(before) * 2.0)
+    for call, before in enumerate(_prefix_products(factors), start=pre_hooks):
+        script.check_close(f"seen[{call}][0]", scale * before * input_grad, dtype="float32",
+                           oracle=f"dL/dx = c @ W x {scale} (pre-hooks) x {before} (earlier hooks)",
+                           magnitude=abs(scale * before) * input_size)
+        script.check_close(f"seen[{call}][1]", scale * c, dtype="float32",
+                           oracle=f"c x {scale} (the pre-hooks)", magnitude=abs(scale) * 2.0)
+    _check_layer_grads(script, layer, scale_inputs=scale * float(np.prod(factors)),
+                       scale_parameters=scale, input_requires_grad=True)
+
+
+SQUARE = ("class Square(torch.nn.Module):",
+          "    def forward(self, t):",
+          "        return t * t")
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks", "autograd_grad", "higher_order")
+@given(x=values((2,), "float32"), factor=st.sampled_from([2.0, -1.0, 10.0]))
+def test_a_module_hook_fires_only_for_gradients_through_its_outputs(engine, x, factor):
+    """For m(t) = t * t with a full hook returning grad_input * k, g = d sum(m(x)) / dx under
+    create_graph is 2 k x, through the module's outputs and inputs once. The backward of sum(g)
+    reaches the module's input again, but not through its outputs: the hook does not fire again
+    (it has no grad_output), and x.grad is 2 k, the k of the first pass's hook recorded in g."""
+    script = Script(engine)
+    script.run(*SQUARE)
+    script.run("module, seen = Square(), []",
+               "module.register_full_backward_hook(lambda m, gi, go: seen.append(1) or (gi[0] * "
+               f"{factor},))",
+               f"x = {tensor_literal(x, 'float32', True)}",
+               "(g,) = torch.autograd.grad(module(x).sum(), [x], create_graph=True)")
+    script.check_close("g", 2 * factor * x, dtype="float32", oracle=f"2 x x {factor} (the hook)",
+                       magnitude=abs(2 * factor * x).max())
+    script.run("g.sum().backward()")
+    script.check_equal("len(seen)", 1, why="the second backward does not come through the outputs")
+    script.check_close("x.grad", np.full(2, 2 * factor), dtype="float32",
+                       oracle=f"d sum(2 {factor} x) / dx")
+
+
 # HOOK-21: the in-place ops tried on a hook-wrapped tensor, and x.grad after one on (x * 1) * 2.
 HOOKED_INPLACE = {"mul_(2.0)": 4.0, "add_(1.0)": 2.0, "zero_()": 0.0, "copy_(torch.ones(2))": 0.0}
 SCALE = ("class Scale(torch.nn.Module):  # 2 t, after change(t) in place if a change is given",
@@ -513,10 +643,10 @@ def _multi_grad_hook(data, program, mode):
 @behaviour("HOOK-19")
 @needs("multi_grad_hooks")
 @pytest.mark.parametrize("mode", ["all", "any"])
-@given(data=st.data(), passes=st.integers(1, 2), with_spare=st.booleans())
+@given(data=st.data(), passes=counts(BACKWARD_PASSES), with_spare=st.booleans())
 def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, with_spare):
     """Each chosen tensor has a hook that logs its name, registered before the multi-grad hook.
-    Per backward, "all" fires once, after every reached tensor's hook, with each tensor's gradient
+    In each of one to four backward calls, "all" fires once, after every reached tensor's hook, with each tensor's gradient
     (None for `spare`, which no backward reaches); "any" fires once, right after the first
     tensor's hook, with that tensor's gradient. After handle.remove() it fires no more. (The
     tensors exclude the output, backward's root: with it, torch 2.13's "all" hook miscounts the

@@ -21,6 +21,7 @@ from autograd_conformance.harness.strategies import programs
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
+NO_USE_REENTRANT_WARNING = "the use_reentrant parameter should be passed explicitly"
 REENTRANT_GRAD_MESSAGE = (
     "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an "
     "`inputs` parameter to .backward(). To resolve this error, you can either set "
@@ -53,8 +54,19 @@ def _define(script: Script, program: Program, args, *, first_lines=(), last_line
     script.run(f"def fn({', '.join(args)}):\n" + textwrap.indent("\n".join(body), "    "))
 
 
-def _call(args, reentrant: bool) -> str:
-    return f"{CHECKPOINT}(fn, {''.join(f'{name}, ' for name in args)}use_reentrant={reentrant})"
+def _call(args, reentrant: bool | None) -> str:
+    """checkpoint(fn, *args, use_reentrant=reentrant); reentrant None leaves the argument out."""
+    keyword = [] if reentrant is None else [f"use_reentrant={reentrant}"]
+    return f"{CHECKPOINT}({', '.join(['fn', *args, *keyword])})"
+
+
+def _reentrant_call(script: Script, data, args) -> None:
+    """out = checkpoint(fn, *args) in the reentrant form: use_reentrant=True, or left out, which
+    torch 2.13 takes as True after a UserWarning asking for it explicitly."""
+    if data.draw(st.booleans(), label="use_reentrant left out"):
+        script.warns(f"out = {_call(args, None)}", NO_USE_REENTRANT_WARNING)
+    else:
+        script.run(f"out = {_call(args, True)}")
 
 
 def _forget_grads(script: Script, program: Program) -> None:
@@ -238,7 +250,7 @@ def test_reentrant_checkpoint_refuses_autograd_grad(engine, data):
     program, args, inputs = data.draw(reentrant_with_inputs(engine), label="program")
     script = Script(engine)
     _define(script, program, args)
-    script.run(f"out = {_call(args, True)}")
+    _reentrant_call(script, data, args)
     script.raises(f"torch.autograd.grad(out, [{', '.join(inputs)}])")
 
 
@@ -249,7 +261,7 @@ def test_reentrant_checkpoint_refuses_backward_inputs(engine, data):
     program, args, inputs = data.draw(reentrant_with_inputs(engine), label="program")
     script = Script(engine)
     _define(script, program, args)
-    script.run(f"out = {_call(args, True)}")
+    _reentrant_call(script, data, args)
     script.raises(f"out.backward(inputs=[{', '.join(inputs)}])")
 
 

@@ -200,15 +200,17 @@ def test_the_parts_of_a_complex_of_real_leaves_reach_each_leaf(engine, dtype, sh
 def test_real_function_through_complex_internals_gets_the_real_gradient(engine, dtype, shape,
                                                                         data, through):
     """L = sum(|u|^2) of a complex u made from real leaves x (and y): x.grad keeps x's real dtype
-    and is the real derivative, 2x|c|^2 for u = x * c, 2x (and 2y) for u = complex(x, y)."""
+    and is the real derivative, 2x|c|^2 for u = x * c, 2x (and 2y) for u = complex(x, y). The
+    real part of the real x is x itself (no copy, no node that could change its gradient)."""
     x = data.draw(values(shape, dtype), label="x")
     y = data.draw(values(shape, dtype), label="y")
     complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
     c = data.draw(complex_values((), complex_dtype), label="c")
     script = Script(engine)
     script.run(f"x = {tensor_literal(x, dtype, True)}", f"y = {tensor_literal(y, dtype, True)}",
-               f"c = {_complex_tensor(c, complex_dtype)}", f"u = {through}",
-               "(u.abs() ** 2).sum().backward()")
+               f"c = {_complex_tensor(c, complex_dtype)}")
+    script.check("x.real is x", "x is real, but x.real is another tensor: {x.real!r}")
+    script.run(f"u = {through}", "(u.abs() ** 2).sum().backward()")
     script.check(f"x.grad.dtype == torch.{dtype}",
                  f"x.grad has dtype {{x.grad.dtype}}, expected the real {dtype}")
     scale = {"torch.complex(x, y)": 1.0, "x * c": abs(complex(c)) ** 2,
@@ -223,7 +225,9 @@ def test_real_function_through_complex_internals_gets_the_real_gradient(engine, 
        through=st.sampled_from(("torch.complex(x, y)", "x * c")))
 def test_real_leaf_of_a_complex_output_gets_the_real_part(engine, dtype, shape, data, through):
     """R -> C: u(x) complex, u.backward(v): x.grad is real, Re(conj(du/dx) * v): Re(v) (and
-    y.grad Im(v)) for u = complex(x, y), Re(conj(c) * v) for u = x * c."""
+    y.grad Im(v)) for u = complex(x, y), Re(conj(c) * v) for u = x * c, and backward warns of no
+    complex cast: the imaginary part is no value lost in a cast but the derivative along a
+    direction x cannot move in (warnings of anything else are the engine's business)."""
     x = data.draw(values(shape, dtype), label="x")
     y = data.draw(values(shape, dtype), label="y")
     complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
@@ -232,7 +236,13 @@ def test_real_leaf_of_a_complex_output_gets_the_real_part(engine, dtype, shape, 
     script = Script(engine)
     script.run(f"x = {tensor_literal(x, dtype, True)}", f"y = {tensor_literal(y, dtype, True)}",
                f"c = {_complex_tensor(c, complex_dtype)}", f"v = {_complex_tensor(v, complex_dtype)}",
-               f"u = {through}", "u.backward(v)")
+               f"u = {through}", "import warnings",
+               "with warnings.catch_warnings(record=True) as caught:\n"
+               "    warnings.simplefilter('always')\n"
+               "    u.backward(v)")
+    script.run("dropped = [str(w.message) for w in caught\n"
+               "           if 'imaginary' in str(w.message) or 'complex' in str(w.message)]")
+    script.check("not dropped", "u.backward(v) warned of a complex cast: {dropped}")
     script.check(f"x.grad.dtype == torch.{dtype}",
                  f"x.grad does not have x's real dtype {dtype}", show=("x.grad.dtype",))
     if through == "x * c":
@@ -283,14 +293,17 @@ def test_gradient_must_be_complex_exactly_when_the_output_is(engine, dtype, shap
 
 @behaviour("CPLX-8")
 @needs("autograd_grad")
-@given(program=complex_programs())
-def test_autograd_grad_returns_complex_gradients_by_the_same_convention(engine, program):
+@given(program=complex_programs(), data=st.data())
+def test_autograd_grad_returns_complex_gradients_by_the_same_convention(engine, program, data):
     """autograd.grad(L, complex leaves) returns dL/dx + i dL/dy of each, in its complex dtype,
-    and fills no .grad."""
+    and fills no .grad; with create_graph=True too, where the backward formulas (the conjugates
+    of holomorphic derivatives among them) run as recorded ops."""
+    create_graph = engine.has("higher_order") and data.draw(st.booleans(), label="create_graph")
     leaves = [leaf for leaf, _ in program.leaves]
     script = Script(engine)
     script.run(*program.script_lines(), REAL_LOSS,
-               f"grads = torch.autograd.grad(loss, [{', '.join(leaves)}])")
+               f"grads = torch.autograd.grad(loss, [{', '.join(leaves)}], "
+               f"create_graph={create_graph})")
     _check_against_split(script, program, {leaf: f"grads[{i}]" for i, leaf in enumerate(leaves)})
     script.check(" and ".join(f"{leaf}.grad is None" for leaf in leaves),
                  "autograd.grad filled a .grad")

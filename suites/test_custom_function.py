@@ -7,6 +7,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import analytic_grads, analytic_jacobian
 from autograd_conformance.harness.ops import OPS, backward_formulas, render
 from autograd_conformance.harness.script import Script, literal, tensor_literal
@@ -221,30 +222,51 @@ def test_backward_frees_what_ctx_saved(engine, data, retain):
         script.raises("y.backward()")
 
 
-@behaviour("FN-7")
-@given(flags=st.lists(st.sampled_from(["requires", "plain", "number"]), min_size=1, max_size=4),
-       data=st.data())
-def test_needs_input_grad_has_a_flag_per_argument(engine, flags, data):
-    """needs_input_grad is True exactly for the tensor arguments that require grad; a number's
-    flag is False."""
+# Each argument's factor in Weighted's sum, distinct, so that a gradient handed to another
+# argument shows.
+INPUT_FACTORS = (2.0, -3.0, 0.5, 4.0)
+
+
+@behaviour("FN-7", "FN-4", "FN-10")
+@given(data=st.data(), count=counts(FUNCTION_INPUTS))
+def test_needs_input_grad_has_a_flag_per_argument(engine, data, count):
+    """Weighted(a_0, ..., a_n) = sum of f_i a_i, of one to four arguments: needs_input_grad is
+    True exactly for the tensor arguments that require grad, a number's flag is False (FN-7);
+    backward returns f_i g for each argument whose flag is True and None for the others, and each
+    of those gradients reaches its own argument (FN-4), while a tensor given None keeps .grad
+    None (FN-10)."""
+    flags = data.draw(st.lists(st.sampled_from(["requires", "plain", "number"]), min_size=count,
+                               max_size=count), label="arguments")
     dtype = data.draw(float_dtypes(engine), label="dtype")
-    names = [f"a{i}" for i in range(len(flags))]
-    script = Script(engine)
+    names = [f"a{i}" for i in range(count)]
+    factors = INPUT_FACTORS[:count]
+    script = Script(engine, behaviour="FN-7")
     script.run("seen = []",
-               "class Sum(torch.autograd.Function):",
+               "class Weighted(torch.autograd.Function):",
                "    @staticmethod",
                f"    def forward(ctx, {', '.join(names)}):",
                "        seen.append(tuple(ctx.needs_input_grad))",
-               f"        return {' + '.join(names)} + torch.zeros(2, dtype=torch.{dtype})",
+               "        return " + " + ".join(f"{name} * {f}" for name, f in zip(names, factors))
+               + f" + torch.zeros(2, dtype=torch.{dtype})",
                "    @staticmethod",
                "    def backward(ctx, g):",
-               f"        return {', '.join('None' if f == 'number' else 'g' for f in flags)}")
+               f"        return tuple(g * f if needs else None for f, needs in "
+               f"zip({factors}, ctx.needs_input_grad))")
     for name, flag in zip(names, flags):
         script.run(f"{name} = 1.5" if flag == "number" else
                    _leaf(name, np.ones(2), dtype, requires_grad=flag == "requires"))
     expected = tuple(flag == "requires" for flag in flags)
-    script.run(f"y = Sum.apply({', '.join(names)})")
+    script.run(f"y = Weighted.apply({', '.join(names)})")
     script.check_equal("seen", [expected], why="the arguments that require grad")
+    if "requires" in flags:
+        script.run("y.sum().backward()")
+    for name, flag, factor in zip(names, flags, factors):
+        if flag == "requires":
+            script.check_close(f"{name}.grad", np.full(2, factor), dtype=dtype, behaviour="FN-4",
+                               oracle=f"{name}'s factor, {factor}")
+        elif flag == "plain":
+            script.check_equal(f"{name}.grad", None, behaviour="FN-10",
+                               why=f"backward returned None for {name}")
 
 
 TWO_OUTPUTS = '''\
@@ -291,41 +313,58 @@ def test_outputs_no_gradient_reached_get_zeros_or_none(engine, data, materialize
                        oracle=f"{factor}: the used outputs' factors")
 
 
-# A Function with `count` outputs, factor * x for each factor of FACTORS[:count].
-FACTORS = (2.0, 3.0, 4.0)
+# A Function with `count` outputs, factor * x for each factor of FACTORS[:count], whose backward
+# notes the gradient each output received (None where none arrived, without materializing).
+FACTORS = (2.0, 3.0, 4.0, 5.0)
+# The outputs' weights in the loss, distinct, so that gradients handed to the wrong output show.
+WEIGHTS = (1.0, -2.0, 0.5, 4.0)
 MULTIPLES = '''\
 class Multiples(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
+        {setup}
         return tuple(x * factor for factor in {factors})
 
     @staticmethod
     def backward(ctx, *grads):
-        return sum(g * factor for g, factor in zip(grads, {factors}))'''
+        received.append([None if g is None else to_numpy(g).tolist() for g in grads])
+        return sum(g * factor for g, factor in zip(grads, {factors}) if g is not None)'''
 
 
-def _multiples(engine, data):
-    """A script with x, the outputs o0, o1[, o2] of Multiples.apply(x), and a weight per output."""
+def _multiples(engine, data, setup="pass"):
+    """A script with x, the one to four outputs o0, o1, ... of Multiples.apply(x), and the loss,
+    a weighted sum of some of them (at least one): x, and a weight per output, None for one
+    left out of the loss."""
     dtype, x = _case(engine, data)
-    count = data.draw(st.integers(2, 3), label="outputs")
-    weights = data.draw(st.lists(st.sampled_from([1.0, -2.0, 0.5]), min_size=count,
-                                 max_size=count), label="weights")
+    count = data.draw(counts(FUNCTION_OUTPUTS), label="outputs")
+    unused = data.draw(st.sets(st.integers(0, count - 1), max_size=count - 1), label="unused")
+    weights = [None if i in unused else w for i, w in enumerate(
+        data.draw(st.permutations(WEIGHTS), label="weights")[:count])]
     script = Script(engine)
     outputs = ", ".join(f"o{i}" for i in range(count))
-    script.run(MULTIPLES.format(factors=FACTORS[:count]), _leaf("x", x, dtype),
-               f"{outputs}, = Multiples.apply(x)",
-               "loss = (" + " + ".join(f"o{i} * {w}" for i, w in enumerate(weights)) + ").sum()")
+    script.run("received = []", MULTIPLES.format(setup=setup, factors=FACTORS[:count]),
+               _leaf("x", x, dtype), f"{outputs}, = Multiples.apply(x)",
+               "loss = (" + " + ".join(f"o{i} * {w}" for i, w in enumerate(weights)
+                                       if w is not None) + ").sum()")
     return script, dtype, x, weights
 
 
-@behaviour("FN-4")
-@given(data=st.data())
-def test_each_output_gets_its_own_gradient(engine, data):
-    """Multiples gives 2x, 3x (and 4x); with weights w_i on the outputs, backward hands output i
-    the gradient w_i, so x's gradient is the sum of w_i times factor i."""
-    script, dtype, x, weights = _multiples(engine, data)
+@behaviour("FN-4", "FN-9")
+@given(data=st.data(), materialize=st.booleans())
+def test_each_output_gets_its_own_gradient(engine, data, materialize):
+    """Multiples gives 2x, 3x, 4x, 5x, one to four of them; with distinct weights w_i on the
+    outputs in the loss, backward receives w_i for output i (FN-4), and zeros for an output left
+    out, or None after set_materialize_grads(False) (FN-9); x's gradient is the sum of w_i times
+    factor i."""
+    setup = "pass" if materialize else "ctx.set_materialize_grads(False)"
+    script, dtype, x, weights = _multiples(engine, data, setup)
     script.run("loss.backward()")
-    expected = sum(w * factor for w, factor in zip(weights, FACTORS))
+    missing = np.zeros(x.shape).tolist() if materialize else None
+    script.check_equal("received", [[missing if w is None else np.full(x.shape, w).tolist()
+                                     for w in weights]],
+                       why="each output's weight, and for one left out "
+                       f"{'zeros' if materialize else 'None'}")
+    expected = sum(w * factor for w, factor in zip(weights, FACTORS) if w is not None)
     script.check_close("x.grad", np.full(x.shape, expected), dtype=dtype,
                        oracle="the sum of each output's weight times its factor")
 
@@ -334,10 +373,11 @@ def test_each_output_gets_its_own_gradient(engine, data):
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_takes_one_output_s_gradient(engine, data):
-    """autograd.grad of the weighted sum with respect to one output of Multiples gives that
-    output's weight, not the other outputs'."""
+    """autograd.grad of the weighted sum with respect to one output of Multiples in the loss
+    gives that output's weight, not the other outputs'."""
     script, dtype, x, weights = _multiples(engine, data)
-    index = data.draw(st.integers(0, len(weights) - 1), label="output")
+    index = data.draw(st.sampled_from([i for i, w in enumerate(weights) if w is not None]),
+                      label="output")
     script.run(f"(g,) = torch.autograd.grad(loss, [o{index}])")
     script.check_close("g", np.full(x.shape, weights[index]), dtype=dtype,
                        oracle=f"output {index}'s weight")
@@ -604,7 +644,7 @@ def test_messages_for_wrong_gradients(engine, data):
     shape = list(x.shape)
     wrong = shape[:-1] + [shape[-1] + 1]
     script = Script(engine)
-    script.run(_returning(f"g, g"), _leaf("x", x, dtype))
+    script.run(_returning("g, g"), _leaf("x", x, dtype))
     script.raises("Double.apply(x).sum().backward()",
                   "function DoubleBackward returned an incorrect number of gradients "
                   "(expected 1, got 2)")

@@ -14,6 +14,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import held_constant
 from autograd_conformance.harness.complex_programs import REAL_DTYPE, complex_literal, complex_values
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, counts
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   analytic_jacobian, central_difference_jacobian)
 from autograd_conformance.harness.script import Script, literal, tensor_literal
@@ -113,6 +114,23 @@ def test_make_dual_needs_an_open_level_and_levels_do_not_nest(engine, data):
     script.raises("with fwAD.dual_level():\n    with fwAD.dual_level():\n        pass")
     script.run("with fwAD.dual_level():  # the refused level left no level open",
                "    d = fwAD.make_dual(x, v)")
+
+
+@behaviour("FWD-1")
+@given(data=st.data())
+def test_make_dual_and_unpack_dual_take_the_open_level(engine, data):
+    """`with dual_level() as level` gives the open level's index, which make_dual and unpack_dual
+    take as level=: the dual tensor carries its tangent at that level; the next index is no open
+    level, and make_dual or unpack_dual given it raise RuntimeError."""
+    dtype, primal, tangent = data.draw(_pair(engine), label="pair")
+    script = Script(engine)
+    _define_pair(script, dtype, primal, tangent)
+    script.run("with fwAD.dual_level() as level:",
+               "    tangent = fwAD.unpack_dual(fwAD.make_dual(x, v, level=level), level=level).tangent")
+    script.check_close("tangent", tangent, dtype=dtype, oracle="the tangent given at that level")
+    script.raises("with fwAD.dual_level() as level:\n    fwAD.make_dual(x, v, level=level + 1)")
+    script.raises("with fwAD.dual_level() as level:\n"
+                  "    fwAD.unpack_dual(fwAD.make_dual(x, v, level=level), level=level + 1)")
 
 
 # ----- make_dual and unpack_dual ------------------------------------------------------------------
@@ -222,14 +240,23 @@ def test_tensors_without_a_tangent_unpack_to_none(engine, data):
 @behaviour("FWD-4")
 @given(data=st.data())
 def test_tangents_are_jacobian_vector_products(engine, data):
-    """A random program of the op set, some of whose leaves are dual (at least one on the output's
-    path): the output's tangent is J v, of the output's shape and dtype, with J's rows the
-    analytic gradients for the unit cotangents (reverse mode's transpose)."""
-    program = data.draw(programs(engine, output="any"), label="program")
-    tangents = data.draw(_tangents(program), label="tangents")
+    """A random program of the op set with one to four dual leaves on the output's path (fresh
+    ones feed the output where it has too few: Program.fed_by), each its own tangent: the
+    output's tangent is J v, the sum of each leaf's block of J times its tangent, of the output's
+    shape and dtype, with J's rows the analytic gradients for the unit cotangents (reverse
+    mode's transpose); unpack_dual of each dual leaf gives its own tangent."""
+    count = data.draw(counts(FUNCTION_INPUTS), label="number of dual leaves")
+    program = data.draw(programs(engine, output="any"), label="program").fed_by(count)
+    names = data.draw(st.lists(st.sampled_from(_used_leaves(program)), min_size=count,
+                               max_size=count, unique=True), label="dual leaves")
+    tangents = data.draw(_tangents(program, names), label="tangents")
     script = Script(engine)
-    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent")
+    _in_dual_level(script, program, tangents, "tangent = fwAD.unpack_dual(out).tangent",
+                   f"own = [{', '.join(f'fwAD.unpack_dual({name}).tangent' for name in names)}]")
     _check_jvp(script, program, tangents)
+    for k, name in enumerate(names):
+        script.check_close(f"own[{k}]", tangents[name], dtype=program.dtype,
+                           oracle=f"the tangent given to {name}")
 
 
 @behaviour("FWD-4")
@@ -340,27 +367,29 @@ def test_number_operands_and_sgn_carry_tangents(engine, expression, derivative, 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @given(shape=shapes(min_dims=2, max_dims=2), data=st.data())
 def test_linear_layers_and_mse_loss_carry_tangents(engine, reduction, shape, data):
-    """Through nn.Linear (a dual input: dx W^T) and nn.MSELoss (dual input and target:
-    2 (x - y)(dx - dy), averaged or summed as the reduction says)."""
+    """Through nn.Linear (a dual input x and a dual weight W, put in the parameter's place:
+    dx W^T + x dW^T) and nn.MSELoss (dual input and target: 2 (x - y)(dx - dy), averaged or
+    summed as the reduction says)."""
     dtype = widest_float_dtype(engine)
     arrays = {name: data.draw(full_precision_values(array_shape, dtype), label=name)
               for name, array_shape in (("x", shape), ("y", shape), ("w", (2, shape[1])))}
-    tangents = {name: data.draw(values(shape, dtype, TANGENT_BOUND), label=f"tangent of {name}")
-                for name in ("x", "y")}
+    tangents = {name: data.draw(values(arrays[name].shape, dtype, TANGENT_BOUND),
+                                label=f"tangent of {name}") for name in ("x", "y", "w")}
     script = Script(engine)
     script.run(FORWARD_AD, *(f"{name} = {tensor_literal(array, dtype)}"
                              for name, array in arrays.items()),
-               f"layer = torch.nn.Linear({shape[1]}, 2)", "layer.weight = torch.nn.Parameter(w)",
+               f"layer = torch.nn.Linear({shape[1]}, 2)", "del layer.weight",
                f"layer.bias = torch.nn.Parameter({tensor_literal(np.zeros(2), dtype)})")
     script.run("with fwAD.dual_level():",
                *(f"    {name} = fwAD.make_dual({name}, {tensor_literal(tangent, dtype)})"
                  for name, tangent in tangents.items()),
+               "    layer.weight = w",
                "    through_layer = fwAD.unpack_dual(layer(x)).tangent",
                f"    through_loss = fwAD.unpack_dual(torch.nn.MSELoss(reduction={reduction!r})"
                "(x, y)).tangent")
-    w = arrays["w"]
-    script.check_close("through_layer", tangents["x"] @ w.T, dtype=dtype, oracle="dx W^T",
-                       magnitude=float(np.max(np.abs(tangents["x"]) @ np.abs(w.T))))
+    (x, dx), (w, dw) = ((arrays[name], tangents[name]) for name in ("x", "w"))
+    script.check_close("through_layer", dx @ w.T + x @ dw.T, dtype=dtype, oracle="dx W^T + x dW^T",
+                       magnitude=float(np.max(np.abs(dx) @ np.abs(w.T) + np.abs(x) @ np.abs(dw.T))))
     each = 2 * (arrays["x"] - arrays["y"]) * (tangents["x"] - tangents["y"])
     reduce = {"mean": np.mean, "sum": np.sum, "none": lambda a: a}[reduction]
     script.check_close("through_loss", reduce(each), dtype=dtype,

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
                                                   analytic_jacobian, finite_difference_hessian,
                                                   finite_difference_hvp)
@@ -67,23 +68,29 @@ class Function:
 
 
 @st.composite
-def functions(draw, program: Program, *, several_outputs: bool = False,
-              unused: bool = False) -> Function:
-    """`program` as a function of one to three of the leaves its output depends on (passed as a
-    tuple, always when several); with `several_outputs`, returning a tuple of its output and
-    maybe another variable; with `unused`, of one more argument it ignores."""
+def functions(draw, program: Program, *, several_outputs: bool = False, unused: bool = False,
+              joined_by: str = "mul") -> Function:
+    """`program` as a function of one to four of the leaves its output depends on (fresh leaves
+    `joined_by` its output where it has too few: Program.fed_by), passed as a tuple, always when
+    several; with `several_outputs`, returning one to four of its variables, its output first
+    (as a tuple, always when several; distinct where it has enough); with `unused`, of one more
+    argument it ignores. Tests use `fn.program`, which may have the fresh leaves."""
+    count = draw(counts(FUNCTION_INPUTS), label="number of inputs")
+    program = program.fed_by(count, joined_by)
     used = program.ancestors()
     candidates = [leaf.name for leaf in program.leaves if leaf.name in used]
-    chosen = draw(st.lists(st.sampled_from(candidates), min_size=1,
-                           max_size=min(3, len(candidates)), unique=True), label="inputs")
+    chosen = draw(st.lists(st.sampled_from(candidates), min_size=count, max_size=count,
+                           unique=True), label="inputs")
     inputs = tuple(name for name in candidates if name in chosen)
     packed = len(inputs) > 1 or unused or draw(st.booleans(), label="inputs as a tuple")
     outputs, returns_tuple = ("out",), False
     if several_outputs:
-        returns_tuple = draw(st.booleans(), label="returns a tuple")
-        if returns_tuple and draw(st.booleans(), label="a second output"):
-            outputs += (draw(st.sampled_from([node.name for node in program.nodes] or ["out"]),
-                             label="second output"),)
+        returned = draw(counts(FUNCTION_OUTPUTS), label="number of outputs")
+        returns_tuple = returned > 1 or draw(st.booleans(), label="returns a tuple")
+        others = [name for name in program.variables()[:-1] if name != program.output] or ["out"]
+        outputs += tuple(draw(st.lists(st.sampled_from(others), min_size=returned - 1,
+                                       max_size=returned - 1, unique=len(others) >= returned - 1),
+                              label="other outputs"))
     extra = (draw(values(draw(shapes(), label="unused shape"), program.dtype), label="unused")
              if unused else None)
     return Function(program, inputs, packed, outputs, returns_tuple, extra)
@@ -180,6 +187,7 @@ def test_vjp_returns_the_output_and_v_transposed_j(engine, data):
     analytic one, and what backward(v) accumulates into that input of the program built anew."""
     program = data.draw(programs(engine, output="any"), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     v = data.draw(cotangents(program.output_shape(), program.dtype), label="v")
     v_text = tensor_literal(v, program.dtype)
     expected = analytic_grads(program, v, wrt=list(fn.inputs))
@@ -226,6 +234,7 @@ def test_jvp_returns_the_output_and_j_v(engine, data):
     times v."""
     program = data.draw(programs(engine, output="any"), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     v_text, vectors = _input_vectors(data, fn)
     (jacobian,) = fn.jacobians()
     expected, magnitude = jacobian.times(vectors)
@@ -266,6 +275,7 @@ def test_vjp_takes_v_as_1_for_a_one_element_output(engine, data):
     its gradient (v = 1)."""
     program = data.draw(programs(engine), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     shape = data.draw(st.sampled_from(ONE_ELEMENT_SHAPES), label="output shape")
     expected = analytic_grads(program, wrt=list(fn.inputs))
     script = Script(engine)
@@ -361,6 +371,7 @@ def test_hessian_is_symmetric_and_the_jacobian_of_the_gradient(engine, data):
     gradient (itself a jacobian taken with create_graph)."""
     program = data.draw(twice_differentiable(engine), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     expected = finite_difference_hessian(program, list(fn.inputs))
     star = "*" if fn.packed else ""
     script = Script(engine)
@@ -395,6 +406,7 @@ def test_hvp_and_vhp_are_the_hessian_times_v(engine, data):
     differences of the analytic gradient's product with v."""
     program = data.draw(twice_differentiable(engine), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     v_text, vectors = _input_vectors(data, fn)
     expected = finite_difference_hvp(program, vectors)
     script = Script(engine)
@@ -461,6 +473,7 @@ def test_strict_refuses_an_output_that_does_not_depend_on_an_input(engine, which
                         label="program")
     unused = how == "an unused input"
     fn = data.draw(functions(program, unused=unused), label="function")
+    program = fn.program
     call, vectors = _call(data, which, fn)
     script = Script(engine)
     _define(script, fn, detached=not unused)
@@ -485,7 +498,8 @@ def test_strict_refuses_second_derivatives_of_a_linear_function(engine, which, d
     """For a function of linear ops only, whose gradient has no path back to the inputs, strict
     hessian, hvp and vhp raise RuntimeError; without strict its second derivatives are zeros."""
     program = data.draw(programs(engine, ops=LINEAR_OPS), label="linear program")
-    fn = data.draw(functions(program), label="function")
+    fn = data.draw(functions(program, joined_by="add"), label="function")
+    program = fn.program
     call, _ = _call(data, which, fn)
     script = Script(engine)
     _define(script, fn)
@@ -504,7 +518,7 @@ def test_strict_refuses_a_constant_jacobian_under_create_graph(engine, data):
     jacobian gives it, the analytic one, while strict jacobian with create_graph=True raises
     RuntimeError, as create_graph could not differentiate it."""
     program = data.draw(programs(engine, ops=LINEAR_OPS, output="any"), label="linear program")
-    fn = data.draw(functions(program), label="function")
+    fn = data.draw(functions(program, joined_by="add"), label="function")
     script = Script(engine)
     _define(script, fn)
     script.raises(f"{F}.jacobian(function, inputs, strict=True, create_graph=True)")
@@ -568,6 +582,7 @@ def test_create_graph_makes_first_derivatives_differentiable(engine, which, data
     program = data.draw(twice_differentiable(engine, "scalar" if which == "jacobian" else "any"),
                         label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     x = fn.inputs[0]
     call, vectors = _call(data, which, fn)
     script = Script(engine)
@@ -679,6 +694,7 @@ def test_vectorize_gives_the_same_hessian(engine, data):
     differences of the analytic gradient."""
     program = data.draw(twice_differentiable(engine), label="program")
     fn = data.draw(functions(program), label="function")
+    program = fn.program
     expected = finite_difference_hessian(program, list(fn.inputs))
     script = Script(engine)
     _define(script, fn)

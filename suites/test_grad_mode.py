@@ -8,6 +8,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
                                                  assert_leaf_grads)
+from autograd_conformance.harness.counts import NESTING_DEPTH, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output, cotangents,
@@ -110,57 +111,88 @@ def test_in_place_update_of_a_leaf_under_no_grad(engine, data):
                  f"w after the update is not {expected}", show=("to_numpy(w).tolist()",))
 
 
-def _observe_nested(stack, depth=0):
-    """Script lines that enter the blocks `stack[depth:]` one inside the other, noting in
-    variables what is seen inside each block and after leaving it, and the checks of those
-    variables, in the order a newcomer reads them: (condition, message, the expressions a
-    failure shows, behaviour)."""
-    manager, flag = _mode(stack[depth])
-    level, where = depth + 1, " > ".join(stack[:depth + 1])
-    # Inside a set_grad_enabled block, the mode is MODE-5's (it works as a context manager);
-    # inside no_grad / enable_grad, nested, MODE-4's; restoring the enclosing mode is MODE-4.
-    inside = "MODE-5" if stack[depth].startswith("set_grad_enabled") else "MODE-4"
-    body = [f"enabled_in_{level} = torch.is_grad_enabled()",
-            f"recorded_in_{level} = (out * 2).requires_grad"]
-    checks = [(f"enabled_in_{level} == {flag}", f"is_grad_enabled() inside {where} is not {flag}",
-               (f"enabled_in_{level}",), inside),
-              (f"recorded_in_{level} == {flag}",
+class _Level:
+    """One of the nested modes: a grad-mode name of MODES, entered by `with` or by calling a
+    function decorated with it, at `depth` (1 the outermost)."""
+
+    def __init__(self, mode, how, depth):
+        self.mode, self.how, self.depth = mode, how, depth
+
+    def __repr__(self):
+        return f"{self.mode} ({'decorated call' if self.how == 'call' else 'block'})"
+
+
+def _entered(level, manager, body):
+    """`body` run in the mode `manager`: as the body of a `with` block, or of a function decorated
+    with it and called at once (the notes it makes, in nested blocks too, are globals that the
+    checks read)."""
+    if level.how == "with":
+        return _under(manager, body)
+    notes = [line.split(" = ")[0].strip() for line in body if " = " in line]
+    function = f"level_{level.depth}"
+    return [f"@{manager}", f"def {function}():", f"    global {', '.join(notes)}",
+            *("    " + line for line in body), f"{function}()"]
+
+
+def _observe_nested(levels, depth=0):
+    """Script lines that enter the modes `levels[depth:]` one inside the other, noting in
+    variables what is seen inside each and after leaving it, and the checks of those variables,
+    in the order a newcomer reads them: (condition, message, the expressions a failure shows,
+    behaviour)."""
+    level = levels[depth]
+    manager, flag = _mode(level.mode)
+    number, where = depth + 1, " > ".join(map(repr, levels[:depth + 1]))
+    # A set_grad_enabled block is MODE-5's (a context manager), a function decorated with it
+    # MODE-11's; no_grad / enable_grad nested or as decorators, and restoring, MODE-4's.
+    setting = level.mode.startswith("set_grad_enabled")
+    inside = ("MODE-11" if level.how == "call" else "MODE-5") if setting else "MODE-4"
+    body = [f"enabled_in_{number} = torch.is_grad_enabled()",
+            f"recorded_in_{number} = (out * 2).requires_grad"]
+    checks = [(f"enabled_in_{number} == {flag}",
+               f"is_grad_enabled() inside {where} is not {flag}", (f"enabled_in_{number}",),
+               inside),
+              (f"recorded_in_{number} == {flag}",
                f"an op inside {where} should give requires_grad={flag}",
-               (f"recorded_in_{level}",), inside)]
-    if depth + 1 < len(stack):
-        inner_lines, inner_checks = _observe_nested(stack, depth + 1)
+               (f"recorded_in_{number}",), inside)]
+    if depth + 1 < len(levels):
+        inner_lines, inner_checks = _observe_nested(levels, depth + 1)
         body += inner_lines
         checks += inner_checks
-    body.append(f"enabled_at_end_of_{level} = torch.is_grad_enabled()")
-    checks.append((f"enabled_at_end_of_{level} == {flag}",
+    body.append(f"enabled_at_end_of_{number} = torch.is_grad_enabled()")
+    checks.append((f"enabled_at_end_of_{number} == {flag}",
                    f"at the end of {where}, is_grad_enabled() is not {flag}"
-                   + (f" after leaving {stack[depth + 1]}" if depth + 1 < len(stack) else ""),
-                   (f"enabled_at_end_of_{level}",), "MODE-4"))
-    lines = _under(manager, body) + [f"recorded_after_{level} = (out * 2).requires_grad"]
-    enclosing = _mode(stack[depth - 1])[1] if depth else True
-    checks.append((f"recorded_after_{level} == {enclosing}",
-                   f"mode not restored after leaving {where}", (f"recorded_after_{level}",),
-                   "MODE-4"))
+                   + (f" after leaving {levels[depth + 1]!r}" if depth + 1 < len(levels) else ""),
+                   (f"enabled_at_end_of_{number}",), "MODE-4"))
+    lines = _entered(level, manager, body) + [f"recorded_after_{number} = (out * 2).requires_grad"]
+    enclosing = _mode(levels[depth - 1].mode)[1] if depth else True
+    restoring = "MODE-11" if setting and level.how == "call" else "MODE-4"
+    checks.append((f"recorded_after_{number} == {enclosing}",
+                   f"mode not restored after leaving {where}", (f"recorded_after_{number}",),
+                   restoring))
     return lines, checks
 
 
-@behaviour("MODE-4", "MODE-5")
+@behaviour("MODE-4", "MODE-5", "MODE-11")
 @needs("grad_mode")
-@given(stack=st.lists(st.sampled_from(MODES), min_size=1, max_size=4), data=st.data())
-def test_nested_grad_modes(engine, stack, data):
-    """Grad-mode context managers nest: inside each, is_grad_enabled() and whether new ops are
-    recorded follow the innermost one (enable_grad re-enables inside no_grad), and leaving a block
-    restores the enclosing mode."""
+@given(depth=counts(NESTING_DEPTH), data=st.data())
+def test_nested_grad_modes(engine, depth, data):
+    """Grad modes nest, one to three deep, each entered by a `with` block or by calling a function
+    decorated with it: inside each, is_grad_enabled() and whether new ops are recorded follow the
+    innermost one (enable_grad re-enables inside no_grad), and leaving each (the block's end, the
+    call's return) restores the mode of the one around it, checked at every level."""
+    levels = [_Level(data.draw(st.sampled_from(MODES), label=f"mode {number}"),
+                     data.draw(st.sampled_from(["with", "call"]), label=f"entered {number}"),
+                     number) for number in range(1, depth + 1)]
     program = data.draw(programs(engine, requires_grad="all", max_ops=2), label="program")
     script = Script(engine)
     script.build(program)
-    # One step runs the nested blocks and notes what it sees, so that the mode is restored before
+    # One step runs the nested modes and notes what it sees, so that the mode is restored before
     # any check can fail; the checks then read the notes.
-    lines, checks = _observe_nested(stack)
+    lines, checks = _observe_nested(levels)
     script.run(*lines)
     for condition, message, shown, behaviour_id in checks:
         script.check(condition, message, show=shown, behaviour=behaviour_id)
-    script.check("torch.is_grad_enabled()", "grad mode is not restored after the nested blocks",
+    script.check("torch.is_grad_enabled()", "grad mode is not restored after the nested modes",
                  behaviour="MODE-4")
 
 

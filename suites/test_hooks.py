@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import event, given, strategies as st
 
-from autograd_conformance.harness.counts import HOOKS_PER_TENSOR, counts
+from autograd_conformance.harness.counts import (BACKWARD_PASSES, HOOKS_PER_TENSOR,
+                                                 USES_OF_ONE_TENSOR, counts)
 from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
@@ -143,24 +144,26 @@ def test_hooks_chain_in_registration_order(engine, data, count):
 
 
 @behaviour("HOOK-7")
-@given(data=st.data(), passes=st.integers(2, 3))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES, low=2))
 def test_leaf_hooks_apply_per_backward_before_accumulation(engine, data, passes):
-    """A leaf hook transforms each pass's gradient before it is added to .grad: k passes with
-    hook g * 2 + 1 accumulate k * (2 g + 1)."""
+    """A leaf hook transforms each pass's gradient before it is added to .grad: after pass k of
+    two to four with hook g * 2 + 1, .grad holds k * (2 g + 1)."""
     program = data.draw(programs(engine), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
     script = Script(engine)
     script.build(program)
-    script.run(f"{leaf.name}.register_hook(lambda g: g * 2 + 1)",
-               *["out.backward(retain_graph=True)"] * passes)
+    script.run(f"{leaf.name}.register_hook(lambda g: g * 2 + 1)", "grads = []",
+               *[f"out.backward(retain_graph=True)\ngrads.append(to_numpy({leaf.name}.grad).copy())"]
+               * passes)
     gradients = analytic_grads(program, wrt=[leaf.name])
-    script.check_close(f"{leaf.name}.grad", passes * (2 * gradients[leaf.name] + 1),
-                       dtype=program.dtype, oracle=f"analytic: {passes} x (2 g + 1)",
-                       magnitude=passes * 2 * gradients.magnitude)
+    script.check_close("np.stack(grads)",
+                       np.stack([k * (2 * gradients[leaf.name] + 1) for k in range(1, passes + 1)]),
+                       dtype=program.dtype, oracle="analytic: k x (2 g + 1) after pass k",
+                       magnitude=passes * (2 * gradients.magnitude + 1))
 
 
 @behaviour("HOOK-10")
-@given(data=st.data(), uses=st.integers(2, 4))
+@given(data=st.data(), uses=counts(USES_OF_ONE_TENSOR, low=2))
 def test_a_tensor_used_several_times_fires_its_hook_once(engine, data, uses):
     """A hooked tensor used several times gets one hook call, with the summed gradient."""
     program = data.draw(programs(engine), label="program")
@@ -183,7 +186,7 @@ def test_a_tensor_used_several_times_fires_its_hook_once(engine, data, uses):
 
 
 @behaviour("HOOK-13")
-@given(data=st.data(), branches=st.integers(2, 4))
+@given(data=st.data(), branches=counts(USES_OF_ONE_TENSOR, low=2))
 def test_branches_ready_together_run_latest_created_first(engine, data, branches):
     """Of the nodes ready to run at the same time, torch runs the most recently created first:
     the hooks on branches b_i = (out * c_i).sum() fire from the last created to the first, whether

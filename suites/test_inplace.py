@@ -302,8 +302,9 @@ def test_overwriting_a_non_leaf_passes_zero_gradient_to_its_history(engine, data
 @given(data=st.data())
 def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, data):
     """y[i] = v with v broadcast into the slot y[i]: row i of y passes no gradient to what y was
-    computed from (INP-12), and v.grad is the slot's gradient summed to v's shape and cast to
-    v's dtype, which may be the other float dtype (BC-1)."""
+    computed from (INP-12), and the gradient that reaches v (seen by a hook on v, then in
+    v.grad) is the slot's gradient summed to v's shape and cast to v's dtype, which may be the
+    other float dtype (BC-1)."""
     program = data.draw(programs(engine, output="vector"), label="program")
     shape, dtype = program.output_shape(), program.dtype
     row = data.draw(st.integers(0, shape[0] - 1), label="row")
@@ -314,19 +315,32 @@ def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, da
     gradient = data.draw(cotangents(shape, dtype), label="gradient")
     script = Script(engine, behaviour="INP-12")
     script.build(program)
-    script.run(f"v = {tensor_literal(v, v_dtype, requires_grad=True)}", "y = out + 0.0",
-               f"y[{row}] = v", f"y.backward({tensor_literal(gradient, dtype)})")
+    script.run(f"v = {tensor_literal(v, v_dtype, requires_grad=True)}", "y = out + 0.0")
+    hooked = engine.has("hooks")
+    if hooked:
+        script.run("seen = []", "v.register_hook(seen.append)")
+    script.run(f"y[{row}] = v", f"y.backward({tensor_literal(gradient, dtype)})")
     kept = gradient.copy()
     kept[row] = 0.0
     assert_leaf_grads(script, program, analytic_grads(program, kept),
                       oracle=f"analytic with row {row} cut")
+    slot_grad = _summed_to(gradient[row], v_shape)
+    magnitude = _summed_to(np.abs(gradient[row]), v_shape).max()
+    precision = "float64" if dtype == v_dtype == "float64" else "float32"
+    if hooked:
+        script.check(f"len(seen) == 1 and tuple(seen[0].shape) == {v_shape!r} and "
+                     f"seen[0].dtype == torch.{v_dtype}",
+                     f"v is {v_dtype} of shape {v_shape}, but its hook saw other gradients",
+                     show=("[(tuple(g.shape), g.dtype) for g in seen]",), behaviour="BC-1")
+        script.check_close("seen[0]", slot_grad, dtype=precision, behaviour="BC-1",
+                           oracle=f"row {row} of the gradient summed to v's shape",
+                           magnitude=magnitude)
     script.check(f"v.grad is not None and v.grad.dtype == torch.{v_dtype}",
                  f"v is {v_dtype} but its grad is None or of another dtype",
                  show=("None if v.grad is None else v.grad.dtype",), behaviour="BC-1")
-    script.check_close("v.grad", _summed_to(gradient[row], v_shape),
-                       dtype="float64" if dtype == v_dtype == "float64" else "float32",
+    script.check_close("v.grad", slot_grad, dtype=precision,
                        oracle=f"row {row} of the gradient summed to v's shape", behaviour="BC-1",
-                       magnitude=_summed_to(np.abs(gradient[row]), v_shape).max())
+                       magnitude=magnitude)
 
 
 @behaviour("INP-6")

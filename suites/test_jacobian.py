@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
@@ -17,6 +18,10 @@ from autograd_conformance.harness.strategies import (computed_output, cotangents
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 ONE_ELEMENT_SHAPES = [(), (1,), (1, 1), (1, 1, 1)]
+
+
+# The factors of the roots of JAC-14's test: distinct, exact in float32.
+ROOT_FACTORS = (1.0, -2.0, 0.5, 3.0)
 
 
 def _tensor(program, array) -> str:
@@ -389,26 +394,31 @@ def test_seed_index_assignment_with_an_integer_gradient(engine):
 @needs("autograd_backward")
 @given(data=st.data())
 def test_several_roots_sum_and_need_one_gradient_each(engine, data):
-    """torch.autograd.backward([first, second], [u, v]) for two outputs built separately on the
-    same leaves accumulates u^T J + v^T J in one pass; with fewer gradients than roots it raises
-    RuntimeError and accumulates nothing."""
+    """torch.autograd.backward([r1, ..., rk], [g1, ..., gk]) for two to four outputs built
+    separately on the same leaves, r_i = c_i out (distinct factors: each root's gradient must meet
+    its own root), accumulates the sum of every c_i g_i^T J in one pass; with one gradient fewer
+    than roots it raises RuntimeError and accumulates nothing."""
+    count = data.draw(counts(FUNCTION_OUTPUTS, low=2), label="number of roots")
     program = data.draw(programs(engine, output="vector"), label="program")
-    u, v = (data.draw(cotangents(program.output_shape(), program.dtype), label=label)
-            for label in ("u", "v"))
+    gradients = [data.draw(cotangents(program.output_shape(), program.dtype), label=f"g{i + 1}")
+                 for i in range(count)]
     leaves = [leaf.name for leaf in program.leaves]
     script = Script(engine)
-    script.build(program)
-    script.run("first = out")
-    script.build(program, given=leaves)
-    script.run("second = out")
-    script.raises(f"torch.autograd.backward([first, second], [{_tensor(program, u)}])")
+    script.run("roots = []")
+    for i in range(count):
+        script.build(program, given=leaves if i else ())
+        script.run(f"roots.append(out * {ROOT_FACTORS[i]})")
+    texts = [_tensor(program, g) for g in gradients]
+    script.raises(f"torch.autograd.backward(roots, [{', '.join(texts[:-1])}])")
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is None",
                      f"{leaf.name}.grad was filled by a backward that raised")
-    script.run(f"torch.autograd.backward([first, second], [{_tensor(program, u)}, "
-               f"{_tensor(program, v)}])")
-    assert_leaf_grads(script, program, _vjp_of_a_sum(program, u, v),
-                      oracle="analytic u^T J + v^T J")
+    script.run(f"torch.autograd.backward(roots, [{', '.join(texts)}])")
+    factors = ROOT_FACTORS[:count]
+    expected = Gradients(analytic_grads(program, sum(c * g for c, g in zip(factors, gradients))),
+                         sum(abs(c) * analytic_grads(program, g).magnitude
+                             for c, g in zip(factors, gradients)))
+    assert_leaf_grads(script, program, expected, oracle="analytic sum of c_i g_i^T J")
 
 
 @behaviour("JAC-15")

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (cotangents, float_dtypes, programs, shapes,
@@ -117,26 +118,25 @@ def test_an_overlapping_or_gapped_leaf_gets_a_contiguous_grad(engine, data, use)
 
 # ----- accumulation and assignment ------------------------------------------------------------
 @behaviour("ACC-3")
-@given(data=st.data(), passes=st.integers(2, 3))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES, low=2))
 def test_later_passes_add_into_the_same_grad(engine, data, passes):
-    """After the first pass each leaf's .grad is kept by reference; later passes (without
-    create_graph) add into that very tensor, which then holds the sum."""
+    """After the first pass each leaf's .grad is kept by reference; each later pass (without
+    create_graph, up to the fourth) adds into that very tensor, which then holds the sum."""
     program = data.draw(programs(engine), label="program")
     leaves = [leaf.name for leaf in program.grad_leaves()]
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     script.run("out.backward(retain_graph=True)",
                f"first = [{', '.join(f'{name}.grad' for name in leaves)}]")
-    for _ in range(passes - 1):
+    for done in range(2, passes + 1):
         script.run("out.backward(retain_graph=True)")
-    for index, name in enumerate(leaves):
-        script.check(f"{name}.grad is first[{index}]",
-                     f"a later pass replaced {name}.grad instead of adding into it")
-    expected = analytic_grads(program)
-    for index, name in enumerate(leaves):
-        script.check_close(f"first[{index}]", passes * expected[name], dtype=program.dtype,
-                           oracle=f"analytic x {passes} passes (the first pass's .grad, kept)",
-                           magnitude=passes * expected.magnitude)
+        for index, name in enumerate(leaves):
+            script.check(f"{name}.grad is first[{index}]",
+                         f"pass {done} replaced {name}.grad instead of adding into it")
+            script.check_close(f"first[{index}]", done * expected[name], dtype=program.dtype,
+                               oracle=f"analytic x {done} passes (the first pass's .grad, kept)",
+                               magnitude=done * expected.magnitude)
 
 
 @behaviour("ACC-5")
@@ -282,27 +282,28 @@ def test_an_expanded_leaf_gets_a_grad_of_its_own_shape(engine, data):
 # ----- grad_dtype: the dtype a leaf's .grad takes ------------------------------------------------
 @behaviour("BC-6")
 @needs("grad_dtype", "float64")
-@given(data=st.data(), passes=st.integers(1, 2))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES))
 def test_grad_dtype_casts_the_gradients_a_leaf_accumulates(engine, data, passes):
     """A leaf's grad_dtype set to the other float dtype: each backward's gradient is cast to it,
-    so its .grad has that dtype and accumulates the passes in it; the other leaves keep their own
-    dtype (BC-3)."""
+    so its .grad has that dtype after every pass and accumulates the passes in it; the other
+    leaves keep their own dtype (BC-3)."""
     program = data.draw(programs(engine), label="program")
     target = data.draw(st.sampled_from([leaf.name for leaf in program.grad_leaves()]),
                        label="leaf with grad_dtype")
     other = "float32" if program.dtype == "float64" else "float64"
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
-    script.run(f"{target}.grad_dtype = torch.{other}",
-               *["out.backward(retain_graph=True)"] * passes)
-    expected = analytic_grads(program)
-    for leaf in program.grad_leaves():
-        dtype = other if leaf.name == target else program.dtype
-        script.check(f"{leaf.name}.grad is not None and {leaf.name}.grad.dtype == torch.{dtype}",
-                     f"{leaf.name}.grad is not {dtype}", show=(f"{leaf.name}.grad",))
-        script.check_close(f"{leaf.name}.grad", passes * expected[leaf.name], dtype="float32",
-                           oracle=f"analytic, {passes} pass(es)",
-                           magnitude=passes * expected.magnitude)
+    script.run(f"{target}.grad_dtype = torch.{other}")
+    for done in range(1, passes + 1):
+        script.run("out.backward(retain_graph=True)")
+        for leaf in program.grad_leaves():
+            grad, dtype = f"{leaf.name}.grad", other if leaf.name == target else program.dtype
+            script.check(f"{grad} is not None and {grad}.dtype == torch.{dtype}",
+                         f"{grad} is not {dtype} after pass {done}", show=(grad,))
+            script.check_close(grad, done * expected[leaf.name], dtype="float32",
+                               oracle=f"analytic, {done} pass(es)",
+                               magnitude=done * expected.magnitude)
 
 
 @behaviour("BC-6")

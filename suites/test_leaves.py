@@ -5,6 +5,7 @@ import pytest
 from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs, recorded_nodes
@@ -149,11 +150,12 @@ def test_retains_grad_reports_retain_grad_on_non_leaves_only(engine, data):
 
 @behaviour("LEAF-12")
 @needs("backward_inputs")
-@given(data=st.data(), passes=st.integers(1, 2))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES))
 def test_backward_inputs_gives_a_named_non_leaf_its_gradient(engine, data, passes):
     """backward(inputs=[h, ...]) with h a non-leaf (no retain_grad) stores in h.grad the gradient
-    of out.sum() with respect to h, and a second pass adds it again; leaves named beside h get
-    theirs, and the leaves not named keep .grad None."""
+    of out.sum() with respect to h, and each later pass adds it again (checked after every one of
+    up to four passes); leaves named beside h get theirs, and the leaves not named keep .grad
+    None."""
     program, name = _program_and_recorded_node(engine, data, "non-leaf input")
     leaves = [leaf.name for leaf in program.grad_leaves()]
     named = data.draw(st.lists(st.sampled_from(leaves), unique=True), label="leaves named too")
@@ -161,18 +163,15 @@ def test_backward_inputs_gives_a_named_non_leaf_its_gradient(engine, data, passe
     expected = analytic_grads(program, ones, wrt=[name] + named)
     script = Script(engine)
     script.build(program)
-    for _ in range(passes):
+    for done in range(1, passes + 1):
         script.run(f"out.sum().backward(inputs=[{', '.join([name] + named)}], retain_graph=True)")
-    script.check(f"{name}.grad is not None", f"backward(inputs=[{name}]) left {name}.grad None")
-    script.check_close(f"{name}.grad", passes * expected[name], dtype=program.dtype,
-                       oracle=f"analytic, times {passes} passes",
-                       magnitude=passes * expected.magnitude)
+        script.check(f"{name}.grad is not None", f"backward(inputs=[{name}]) left {name}.grad None")
+        for tensor in [name] + named:
+            script.check_close(f"{tensor}.grad", done * expected[tensor], dtype=program.dtype,
+                               oracle=f"analytic, times {done} passes",
+                               magnitude=done * expected.magnitude)
     for leaf in leaves:
-        if leaf in named:
-            script.check_close(f"{leaf}.grad", passes * expected[leaf], dtype=program.dtype,
-                               oracle=f"analytic, times {passes} passes",
-                               magnitude=passes * expected.magnitude)
-        else:
+        if leaf not in named:
             script.check_equal(f"{leaf}.grad", None, why=f"{leaf} is not in inputs")
 
 
@@ -300,21 +299,21 @@ def test_a_non_leaf_grad_filled_by_backward_inputs_reads_silently(engine, data):
 
 
 @behaviour("LEAF-9")
-@given(data=st.data(), passes=st.integers(1, 3))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES))
 def test_retain_grad_on_a_leaf_is_a_no_op(engine, data, passes):
-    """retain_grad() on leaves that require grad changes nothing: they stay leaves and after k
-    backward passes hold k times one pass's gradient, accumulated as usual."""
+    """retain_grad() on leaves that require grad changes nothing: they stay leaves and after each
+    of k backward passes hold that many times one pass's gradient, accumulated as usual."""
     program = data.draw(programs(engine), label="program")
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
     for leaf in program.grad_leaves():
         script.run(f"{leaf.name}.retain_grad()", f"{leaf.name}.retain_grad()")
-    for _ in range(passes):
+    for done in range(1, passes + 1):
         script.run("out.backward(retain_graph=True)")
+        assert_leaf_grads(script, program, expected, scale=done, oracle=f"analytic x {done} passes")
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.is_leaf", f"{leaf.name}.retain_grad() made it a non-leaf")
-    assert_leaf_grads(script, program, analytic_grads(program), scale=passes,
-                      oracle=f"analytic x {passes} passes")
 
 
 @behaviour("LEAF-9")
@@ -330,21 +329,20 @@ def test_retain_grad_without_requires_grad_raises(engine, data):
 
 
 @behaviour("LEAF-10")
-@given(data=st.data(), passes=st.integers(2, 4))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES, low=2))
 def test_retained_non_leaf_grads_accumulate(engine, data, passes):
-    """A retained non-leaf's .grad is summed over backward passes, like a leaf's: k passes leave
-    k times one pass's gradient."""
+    """A retained non-leaf's .grad is summed over backward passes, like a leaf's: each of k
+    passes leaves that many times one pass's gradient (checked after every pass)."""
     program, retained = _program_and_recorded_node(engine, data, "retained")
     ones = np.ones(program.output_shape())
     expected = analytic_grads(program, ones, wrt=[retained])
     script = Script(engine)
     script.build(program)
     script.run(f"{retained}.retain_grad()", "total = out.sum()")
-    for _ in range(passes):
+    for done in range(1, passes + 1):
         script.run("total.backward(retain_graph=True)")
-    script.check_close(f"{retained}.grad", passes * expected[retained], dtype=program.dtype,
-                       oracle=f"analytic x {passes} passes",
-                       magnitude=passes * expected.magnitude)
+        script.check_close(f"{retained}.grad", done * expected[retained], dtype=program.dtype,
+                           oracle=f"analytic x {done} passes", magnitude=done * expected.magnitude)
 
 
 @behaviour("LEAF-11")

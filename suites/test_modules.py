@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_gradients_stop_at
+from autograd_conformance.harness.counts import SEQUENTIAL_MODULES, counts
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (computed_output, full_precision_values,
                                                      programs, shapes, values)
@@ -18,9 +19,11 @@ sizes = st.integers(1, 4)
 
 
 @st.composite
-def mlp_shapes(draw):
-    """Layer widths of a small MLP and a batch size."""
-    widths = draw(st.lists(sizes, min_size=2, max_size=4), label="layer widths")
+def mlp_shapes(draw, *, min_layers=1):
+    """Layer widths of a small MLP of `min_layers` to four Linear layers (a SEQUENTIAL_MODULES
+    count), and a batch size."""
+    layers = draw(counts(SEQUENTIAL_MODULES, low=min_layers), label="Linear layers")
+    widths = [draw(sizes, label=f"width {i}") for i in range(layers + 1)]
     return widths, draw(sizes, label="batch")
 
 
@@ -47,12 +50,20 @@ def _input(script, data, batch, width, requires_grad=False):
 @behaviour("MOD-1")
 @given(shape=mlp_shapes())
 def test_parameters_require_grad_and_are_leaves(engine, shape):
+    """Every parameter of a Sequential of one to four Linear layers requires grad and is a leaf;
+    named_parameters() and parameters() list each layer's weight and bias, layer by layer in
+    the order the Sequential holds them."""
     widths, _ = shape
+    names = _parameter_names(widths)
     script = Script(engine)
     _mlp(script, widths)
     script.run("params = list(net.named_parameters())")
-    script.check(f"len(params) == {2 * (len(widths) - 1)}",
-                 "expected a weight and bias per Linear: {[name for name, _ in params]}")
+    script.check_equal("[name for name, _ in params]", names,
+                       why="a weight and bias per Linear, in the Sequential's order")
+    held = ", ".join(f"net[{name.split('.')[0]}].{name.split('.')[1]}" for name in names)
+    script.check(f"[id(p) for p in net.parameters()] == [id(p) for p in ({held},)]",
+                 "net.parameters() does not list each layer's weight and bias in order",
+                 show=("[tuple(p.shape) for p in net.parameters()]",))
     script.check("all(param.requires_grad for _, param in params)",
                  "parameters that do not require grad by default: "
                  "{[name for name, param in params if not param.requires_grad]}")
@@ -206,13 +217,6 @@ def test_mse_loss_has_the_gradients_of_the_squared_error(engine, shape, data, re
                                       f"{name}'s shape")
 
 
-@st.composite
-def deep_mlp_shapes(draw):
-    """Layer widths of an MLP with at least two Linear layers, and a batch size."""
-    widths = draw(st.lists(sizes, min_size=3, max_size=4), label="layer widths")
-    return widths, draw(sizes, label="batch")
-
-
 def _freeze(script, module):
     """The seed's idiom: every parameter of `module` (script source) stops requiring grad."""
     script.run(f"for p in {module}.parameters():", "    p.requires_grad = False")
@@ -274,7 +278,7 @@ def test_a_fully_frozen_module_on_a_plain_input_records_nothing(engine, shape, d
 
 
 @behaviour("MOD-7")
-@given(shape=deep_mlp_shapes(), data=st.data())
+@given(shape=mlp_shapes(min_layers=2), data=st.data())
 def test_frozen_layers_cut_the_graph_only_before_the_first_trainable_one(engine, shape, data):
     """The seed's freezing of submodules: with some Linear layers frozen (`for p in
     layer.parameters(): p.requires_grad = False`) and a plain input, each module's output is a
@@ -332,7 +336,7 @@ def test_module_requires_grad_sets_every_parameter(engine, shape, data):
 
 @behaviour("MOD-9")
 @needs("optim")
-@given(shape=deep_mlp_shapes(), data=st.data(), optimizer=st.sampled_from(["SGD", "Adam"]))
+@given(shape=mlp_shapes(min_layers=2), data=st.data(), optimizer=st.sampled_from(["SGD", "Adam"]))
 def test_optimizer_zero_grad_clears_its_own_parameters_only(engine, shape, data, optimizer):
     """An optimizer over some layers' parameters clears only their grads in zero_grad();
     net.zero_grad() then clears every parameter's grad, those of a layer frozen since the

@@ -244,6 +244,25 @@ def test_max_and_min_of_every_element_split_a_tie_s_gradient_evenly(engine, op, 
     _check_even_split(engine, data, op, along=False)
 
 
+def _check_zero_dim_along_a_dim(engine, data, op: str):
+    """x.max(dim) of a 0-dim x, along dim 0 or -1: one slice of one entry, so out is x, the index
+    0, and x gets the whole gradient (a full mantissa half the time: rounded through float32, or
+    negated, it shows)."""
+    dtype = widest_float_dtype(engine)
+    x = data.draw(values((), dtype), label="x")
+    param = (data.draw(st.sampled_from([0, -1]), label="dim"),
+             data.draw(st.booleans(), label="keepdim"))
+    g = data.draw(cotangents((), dtype), label="gradient")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               f"out, indices = x.{op}({_dim_arguments(param)})")
+    script.check("tuple(out.shape) == tuple(indices.shape) == () and int(indices) == 0",
+                 "a 0-dim x gave out and indices of shapes {tuple(out.shape)}, "
+                 "{tuple(indices.shape)}, index {indices}")
+    script.run(f"out.backward({tensor_literal(g, dtype)})")
+    script.check_close("x.grad", g, dtype=dtype, oracle="the whole gradient at the one entry")
+
+
 @behaviour("OP-11")
 @needs("max_min")
 @pytest.mark.parametrize("op", [pytest.param(op, marks=_op_marks(f"{op}_dim"))
@@ -252,12 +271,16 @@ def test_max_and_min_of_every_element_split_a_tie_s_gradient_evenly(engine, op, 
 def test_max_and_min_along_a_dim_send_a_tie_s_gradient_to_the_index_returned(engine, op, data):
     """out, indices = x.max(dim) (or min) where every slice's extreme is tied: indices are those
     of each slice's first extreme, and that entry gets the slice's whole gradient, its tied
-    partners nothing."""
-    script, dtype, dim, tied, kept_g, shape = _tie_case(engine, data, op, along=True)
-    first = np.argmax(tied, axis=dim, keepdims=True)
-    expected = np.zeros(tied.shape)
-    np.put_along_axis(expected, first, kept_g, axis=dim)
-    script.check_equal("values(indices).tolist()", first.reshape(shape).astype(float).tolist(),
-                       why="each slice's first extreme, the index torch.max documents")
-    script.check_close("x.grad", expected, dtype=dtype,
-                       oracle="the gradient at the index returned")
+    partners nothing; one x in four is 0-dim instead, a slice of one entry."""
+    if data.draw(st.integers(0, 3), label="0-dim x") == 0:
+        _check_zero_dim_along_a_dim(engine, data, op)
+    else:
+        script, dtype, dim, tied, kept_g, shape = _tie_case(engine, data, op, along=True)
+        first = np.argmax(tied, axis=dim, keepdims=True)
+        expected = np.zeros(tied.shape)
+        np.put_along_axis(expected, first, kept_g, axis=dim)
+        script.check_equal("values(indices).tolist()",
+                           first.reshape(shape).astype(float).tolist(),
+                           why="each slice's first extreme, the index torch.max documents")
+        script.check_close("x.grad", expected, dtype=dtype,
+                           oracle="the gradient at the index returned")

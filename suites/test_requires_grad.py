@@ -11,6 +11,7 @@ from hypothesis import event, given, strategies as st
 
 from autograd_conformance.harness.checks import (assert_grads_only_where_expected,
                                                  held_constant)
+from autograd_conformance.harness.counts import BACKWARD_PASSES, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (computed_output, cotangents,
@@ -210,21 +211,22 @@ def test_detach_then_requires_grad_starts_a_new_graph(engine, data):
 
 
 @behaviour("REQ-13")
-@given(shape=st.sampled_from([(), (1,), (1, 1)]), passes=st.integers(1, 3))
+@given(shape=st.sampled_from([(), (1,), (1, 1)]), passes=counts(BACKWARD_PASSES))
 def test_backward_on_a_one_element_leaf_accumulates_ones(engine, shape, passes):
-    """backward() on a leaf that requires grad adds 1 to its .grad per call; there is no graph to
-    free, so it can be repeated without retain_graph."""
+    """backward() on a leaf that requires grad adds 1 to its .grad per call (checked after each
+    of up to four calls); there is no graph to free, so it can be repeated without
+    retain_graph."""
     script = Script(engine)
     if shape:
         script.run(f"x = torch.zeros({', '.join(map(str, shape))}, requires_grad=True)")
     else:
         script.run("x = torch.tensor(0.0, requires_grad=True)")
-    for _ in range(passes):
+    for done in range(1, passes + 1):
         script.run("x.backward()")
-    script.check(f"x.grad is not None and to_numpy(x.grad).shape == {shape!r} "
-                 f"and (to_numpy(x.grad) == {passes}).all()",
-                 f"x.grad after {passes} x.backward() is not {passes} with shape {shape}",
-                 show=("x.grad",))
+        script.check(f"x.grad is not None and to_numpy(x.grad).shape == {shape!r} "
+                     f"and (to_numpy(x.grad) == {done}).all()",
+                     f"x.grad after {done} x.backward() is not {done} with shape {shape}",
+                     show=("x.grad",))
 
 
 @behaviour("REQ-13")
@@ -338,7 +340,7 @@ def test_integer_and_bool_results_never_require_grad(engine, data):
 
 @behaviour("REQ-11")
 @needs("autograd_backward", "messages")
-@given(data=st.data(), roots=st.integers(2, 4))
+@given(data=st.data(), roots=counts(FUNCTION_OUTPUTS, low=2))
 def test_the_root_that_does_not_require_grad_is_named(engine, data, roots):
     """Among several roots of autograd.backward, one that does not require grad raises
     RuntimeError naming its index: 'element i of tensors does not require grad and does not
@@ -354,7 +356,7 @@ def test_the_root_that_does_not_require_grad_is_named(engine, data, roots):
 
 @behaviour("REQ-11")
 @needs("autograd_grad", "messages")
-@given(data=st.data(), outputs=st.integers(1, 3))
+@given(data=st.data(), outputs=counts(FUNCTION_OUTPUTS))
 def test_autograd_grad_names_the_output_that_does_not_require_grad(engine, data, outputs):
     """autograd.grad says the same of its outputs: 'element i of tensors does not require grad
     and does not have a grad_fn' for output i."""

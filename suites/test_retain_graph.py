@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import (NON_SAVING_OPS, cotangents, programs,
@@ -217,21 +218,22 @@ def test_retain_graph_is_the_second_positional_argument(engine, data):
 
 
 @behaviour("RETAIN-9")
-@given(data=st.data(), iterations=st.integers(2, 4))
+@given(data=st.data(), iterations=counts(BACKWARD_PASSES, low=2))
 def test_a_new_forward_per_backward_needs_no_retain_graph(engine, data, iterations):
     """The training-loop shape: each iteration runs the forward pass again from the same leaves
     and calls backward() without retain_graph. Each backward frees only its own graph, so none
-    raises, and the leaves accumulate one pass per iteration."""
+    raises, and the leaves accumulate one pass per iteration (checked after every one)."""
     program = data.draw(programs(engine, saves_tensors=True), label="program")
     leaves = [leaf.name for leaf in program.leaves]
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
-    script.run("out.backward()")
-    for _ in range(iterations - 1):
-        script.build(program, given=leaves)  # a new forward from the same leaves
+    for done in range(1, iterations + 1):
+        if done > 1:
+            script.build(program, given=leaves)  # a new forward from the same leaves
         script.run("out.backward()")
-    assert_leaf_grads(script, program, analytic_grads(program), scale=iterations,
-                      oracle=f"analytic x {iterations} iterations")
+        assert_leaf_grads(script, program, expected, scale=done,
+                          oracle=f"analytic x {done} iterations")
 
 
 @behaviour("RETAIN-9")

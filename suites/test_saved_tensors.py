@@ -1,10 +1,13 @@
 """Saved tensors and the hooks on them: what torch.autograd.graph.saved_tensors_hooks calls, when,
 and with what, as the autograd note's "Hooks for saved tensors" describes (SAV-*)."""
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import (BACKWARD_PASSES, NESTING_DEPTH,
+                                                 SAVES_OF_ONE_TENSOR, counts)
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, SHAPING, engine_ops,
@@ -34,37 +37,58 @@ RECORDING = ("calls = []",
              "    calls.append('unpack')",
              "    return torch.tensor(values)")
 
+# Hooks that keep each saved tensor and pack it as its number in `saved`; unpack notes the number
+# it gets, so that a check sees which pack each unpack undoes (a number unpacked twice, or never).
+NUMBERED = ("saved, unpacked = [], []",
+            "def pack(t):",
+            "    saved.append(t)",
+            "    return len(saved) - 1",
+            "def unpack(number):",
+            "    unpacked.append(number)",
+            "    return saved[number]")
 
-def _one_op_inside_the_hooks(script, program):
-    """The recording hooks, the program's leaves, then its op run inside the hooks."""
+
+def _one_op_inside_the_hooks(script, program, hooks=RECORDING):
+    """The hooks, the program's leaves, then its op run inside the hooks."""
     lines = program.script_lines()
-    script.run(*RECORDING, *lines[:len(program.leaves)])
+    script.run(*hooks, *lines[:len(program.leaves)])
     script.run("with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
                *(f"    {line}" for line in lines[len(program.leaves):]))
 
 
+def _check_passes(script, passes, gradients=None, program=None):
+    """`passes` backward passes of out.sum() (all but the last retaining the graph), after the
+    NUMBERED hooks: each packs nothing and unpacks every number packed once, with what pack
+    returned; with `gradients`, the leaves hold `number` times them after pass `number`."""
+    script.run("packed = len(saved)")
+    for number in range(1, passes + 1):
+        retain = "retain_graph=True" if number < passes else ""
+        script.run("unpacked.clear()", f"out.sum().backward({retain})")
+        script.check("len(saved) == packed and sorted(unpacked) == list(range(packed))",
+                     f"backward pass {number} should unpack each of the {{packed}} numbers pack "
+                     "returned once and pack nothing, but it packed {len(saved) - packed} and "
+                     "unpacked {sorted(unpacked)}")
+        if gradients is not None:
+            assert_leaf_grads(script, program, gradients, scale=number,
+                              oracle=f"analytic, {number} passes")
+
+
 @behaviour("SAV-2")
-@given(data=st.data(), passes=st.integers(1, 3))
+@given(data=st.data(), passes=counts(BACKWARD_PASSES))
 def test_pack_at_forward_and_unpack_at_each_backward(engine, data, passes):
     """One op built inside the hooks: pack runs while the op runs, at least once where the op's
-    backward needs a value (torch's node saves one); each backward pass, outside the context,
-    packs nothing and unpacks every packed tensor once (a pass after another with retain_graph
-    unpacks them again)."""
+    backward needs a value (torch's node saves one); each of one to four backward passes, outside
+    the context, packs nothing, unpacks every packed tensor once, with what pack returned (a pass
+    after another with retain_graph unpacks them again), and adds the analytic gradients."""
     op = data.draw(st.sampled_from(engine_ops(engine, ALL_OPS + EXTREMA)), label="op")
     program = data.draw(op_applications(engine, op), label="program")
     script = Script(engine)
-    _one_op_inside_the_hooks(script, program)
-    script.check("set(calls) <= {'pack'}", f"while {op} ran, unpack was called: {{calls}}")
+    _one_op_inside_the_hooks(script, program, NUMBERED)
+    script.check("unpacked == []", f"while {op} ran, unpack was called: {{unpacked}}")
     if op in SAVED_COUNT:
-        script.check("len(calls) >= 1", f"{op}'s backward needs a value, but pack was not called "
+        script.check("len(saved) >= 1", f"{op}'s backward needs a value, but pack was not called "
                      "while it ran")
-    script.run("packed = len(calls)")
-    for number in range(1, passes + 1):
-        retain = ", retain_graph=True" if number < passes else ""
-        script.run("calls.clear()", f"out.sum().backward({retain.lstrip(', ')})")
-        script.check("calls == ['unpack'] * packed",
-                     f"backward pass {number} should unpack the {{packed}} tensors packed at "
-                     "forward once each, and pack nothing: {calls}")
+    _check_passes(script, passes, analytic_grads(program), program)
 
 
 @behaviour("SAV-1")
@@ -98,6 +122,47 @@ def test_mul_saves_only_the_operand_a_gradient_needs(engine, data, requiring):
                f"    y = {product}")
     script.check("calls == ['pack']", f"{product} with only x requiring grad saves c alone in "
                  "torch, but pack was called {len(calls)} times", show=("calls",))
+
+
+def _terms_saving_x(data, saves):
+    """Terms of a sum whose nodes save x `saves` times in all: x * x saves it twice in one node,
+    x * w once (and w once)."""
+    terms = []
+    while saves:
+        twice = saves >= 2 and data.draw(st.booleans(), label=f"term {len(terms) + 1} is x * x")
+        terms.append("x * x" if twice else "x * w")
+        saves -= 2 if twice else 1
+    return terms
+
+
+@behaviour("SAV-1", "SAV-2")
+@given(data=st.data(), saves=counts(SAVES_OF_ONE_TENSOR))
+def test_each_save_of_a_tensor_is_packed_once(engine, data, saves):
+    """A sum of x * x (one node saving x twice) and x * w (saving x and w = -x once each) that
+    saves x one to three times, built inside the numbering hooks: pack runs once per save, for
+    each of x's as for w's (SAV-1); backward unpacks each number once and gives the gradients
+    (SAV-2)."""
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    terms = _terms_saving_x(data, saves)
+    products, w_saves = terms.count("x * x"), terms.count("x * w")
+    script = Script(engine, behaviour="SAV-2")
+    _define_x(script, dtype, x)
+    script.run(f"w = torch.tensor({literal(-x)}, dtype=torch.{dtype}, requires_grad=True)",
+               *NUMBERED, "def saves_of(a):",
+               "    values = to_numpy(a).tolist()",
+               "    return [to_numpy(t).tolist() == values for t in saved].count(True)",
+               "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               f"    out = {' + '.join(terms)}")
+    script.check(f"(saves_of(x), saves_of(w)) == ({saves}, {w_saves})",
+                 f"{' + '.join(terms)} saves x {saves} and w {w_saves} times in torch, but pack "
+                 "got x {saves_of(x)} and w {saves_of(w)} times", behaviour="SAV-1")
+    _check_passes(script, 1)
+    magnitude = (2 * products + w_saves) * float(np.max(np.abs(x)))
+    script.check_close("x.grad", (2 * products - w_saves) * x, dtype=dtype, magnitude=magnitude,
+                       oracle=f"{2 * products - w_saves} x: 2 x per x * x, w = -x per x * w")
+    if w_saves:
+        script.check_close("w.grad", w_saves * x, dtype=dtype, magnitude=magnitude,
+                           oracle=f"{w_saves} x: x per x * w")
 
 
 @behaviour("SAV-2", "SAV-8")
@@ -146,23 +211,25 @@ def test_backward_computes_with_what_unpack_returns(engine, data):
 
 
 @behaviour("SAV-4")
-@given(data=st.data(), depth=st.integers(2, 3))
+@given(data=st.data(), depth=counts(NESTING_DEPTH))
 def test_the_innermost_hooks_win(engine, data, depth):
+    """One to three nested hook pairs, with y_l = exp(x) built at each level l once the contexts
+    inside it have closed: pair l alone packs y_l's saved result, and unpacks it at y_l's
+    backward, so that every level, not only the deepest, sees its own pair as the innermost."""
     dtype, x = data.draw(_leaf(engine), label="leaf")
     script = Script(engine)
     _define_x(script, dtype, x)
     script.run("used = []")
-    lines = []
-    for level in range(depth):
-        lines.append("    " * level + "with torch.autograd.graph.saved_tensors_hooks("
-                     f"lambda t: used.append(('pack', {level})) or t, "
-                     f"lambda t: used.append(('unpack', {level})) or t):")
-    lines.append("    " * depth + "y = torch.exp(x)")
-    script.run(*lines, "y.sum().backward()")
-    innermost = depth - 1
-    script.check_equal("used", [("pack", innermost), ("unpack", innermost)],
-                       why=f"of {depth} nested hook pairs only pair {innermost}, the innermost, "
-                       "runs for exp's saved result")
+    lines = ["    " * level + "with torch.autograd.graph.saved_tensors_hooks("
+             f"lambda t: used.append(('pack', {level})) or t, "
+             f"lambda t: used.append(('unpack', {level})) or t):" for level in range(depth)]
+    lines += ["    " * (level + 1) + f"y{level} = torch.exp(x)" for level in reversed(range(depth))]
+    script.run(*lines, *(f"y{level}.sum().backward()" for level in reversed(range(depth))))
+    levels = list(reversed(range(depth)))
+    script.check_equal("used", [("pack", level) for level in levels] +
+                       [("unpack", level) for level in levels],
+                       why=f"of {depth} nested hook pairs, pair l alone packs and unpacks the "
+                       "result of exp built at level l, innermost first")
 
 
 @behaviour("SAV-5")
@@ -192,30 +259,35 @@ def test_save_on_cpu_leaves_the_gradients_unchanged(engine, data):
 
 @behaviour("SAV-7")
 @needs("custom_function")
-@given(data=st.data())
-def test_a_function_s_saved_tensors_go_through_the_hooks(engine, data):
-    """A Function saving its argument: pack in forward, unpack when backward reads it."""
+@given(data=st.data(), saves=counts(SAVES_OF_ONE_TENSOR))
+def test_a_function_s_saved_tensors_go_through_the_hooks(engine, data, saves):
+    """A Function saving its argument one to three times (save_for_backward(a, a, ...)): pack
+    once per save in forward, then, when backward reads ctx.saved_tensors, unpack once for each
+    number packed."""
     dtype, x = data.draw(_leaf(engine), label="leaf")
     script = Script(engine)
     _define_x(script, dtype, x)
-    script.run(*RECORDING,
+    script.run(*NUMBERED, "calls = []",
                "class Square(torch.autograd.Function):",
                "    @staticmethod",
                "    def forward(ctx, a):",
-               "        ctx.save_for_backward(a)",
-               "        return a * a",
+               f"        ctx.save_for_backward({'a, ' * saves})",
+               f"        return a * a * {saves / 2}",
                "    @staticmethod",
                "    def backward(ctx, g):",
-               "        (a,) = ctx.saved_tensors",
-               "        calls.append('read')",
-               "        return 2.0 * a * g",
+               "        calls.append(('read', sorted(unpacked)))",
+               "        return sum(ctx.saved_tensors) * g",
                "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
                "    y = Square.apply(x)",
-               "y.sum().backward()")
-    script.check("calls == ['pack', 'unpack', 'read']",
-                 "Square's saved argument went through {calls}, expected pack in forward, "
-                 "then unpack when backward read ctx.saved_tensors")
-    script.check_close("x.grad", 2 * x, dtype=dtype, oracle="2 x")
+               "calls.append(('forward', len(saved), list(unpacked)))",
+               "y.sum().backward()",
+               "calls.append(('backward', len(saved), sorted(unpacked)))")
+    script.check_equal("calls", [("forward", saves, []), ("read", []),
+                                 ("backward", saves, list(range(saves)))],
+                       why=f"Square saved its argument {saves} times: pack {saves} times in "
+                       "forward, unpack each number once when backward reads ctx.saved_tensors")
+    script.check_close("x.grad", saves * x, dtype=dtype, magnitude=saves * float(np.max(np.abs(x))),
+                       oracle=f"{saves} x, the sum of the saved tensors")
 
 
 @behaviour("SAV-8")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import values
 
@@ -74,28 +75,29 @@ def test_sgd_step_follows_the_gradient_and_lowers_a_convex_loss(engine, problem)
 
 
 @behaviour("OPT-2")
-@given(problem=least_squares(), data=st.data())
-def test_forgetting_zero_grad_steps_with_accumulated_gradients(engine, problem, data):
-    """Without zero_grad between two steps, the second backward adds to the first gradient, and
-    the second update is lr times the sum of both steps' gradients."""
-    X, y, w0 = problem
-    y2 = data.draw(values(y.shape, "float32"), label="second targets")
-    lr = _safe_lr(X) / 2
-    g1 = _gradient(X, y, w0)
-    w1 = w0 - lr * g1
-    g2 = _gradient(X, y2, w1)
+@given(problem=least_squares(), passes=counts(BACKWARD_PASSES, low=2), data=st.data())
+def test_forgetting_zero_grad_steps_with_accumulated_gradients(engine, problem, passes, data):
+    """Without zero_grad between two to four steps, each backward adds to the gradients of all
+    before it, and each update is lr times the sum of the gradients of every step so far: both
+    are checked after every step."""
+    X, y, w = problem
+    lr = _safe_lr(X) / passes
     script = Script(engine)
-    _problem(script, X, y, w0)
-    script.run(f"optimizer = torch.optim.SGD([w], lr={lr!r})",
-               "loss().backward()", "optimizer.step()",
-               f"y = torch.tensor({literal(y2)})",
-               "loss().backward()  # no zero_grad in between")
-    magnitude = _magnitude(X, y, w0) + _magnitude(X, y2, w1)
-    script.check_close("w.grad", g1 + g2, dtype="float32",
-                       oracle="sum of both steps' analytic gradients", magnitude=magnitude)
-    script.run("optimizer.step()")
-    script.check_close("w", w1 - lr * (g1 + g2), dtype="float32", oracle="w1 - lr * (g1 + g2)",
-                       magnitude=float(np.max(np.abs(w1))) + lr * magnitude)
+    _problem(script, X, y, w)
+    script.run(f"optimizer = torch.optim.SGD([w], lr={lr!r})")
+    total, magnitude, w_magnitude = np.zeros_like(w), 0.0, float(np.max(np.abs(w)))
+    for step in range(1, passes + 1):
+        if step > 1:
+            y = data.draw(values(y.shape, "float32"), label=f"targets {step}")
+            script.run(f"y = torch.tensor({literal(y)})")
+        total, magnitude = total + _gradient(X, y, w), magnitude + _magnitude(X, y, w)
+        script.run("loss().backward()  # no zero_grad in between")
+        script.check_close("w.grad", total, dtype="float32", magnitude=magnitude,
+                           oracle=f"sum of the analytic gradients of steps 1 to {step}")
+        script.run("optimizer.step()")
+        w, w_magnitude = w - lr * total, w_magnitude + lr * magnitude
+        script.check_close("w", w, dtype="float32", magnitude=w_magnitude,
+                           oracle=f"w - lr * (the gradients of steps 1 to {step})")
 
 
 @behaviour("OPT-3")

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.counts import VIEW_CHAIN, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import (cotangents, programs, shapes, values,
@@ -55,6 +56,13 @@ CHANGES = {
 
 def _chain(chain) -> str:
     return "".join(step.text for step in chain)
+
+
+def _views_one_of_another(base, chain) -> list[str]:
+    """Script lines that take each view of `chain` of the one before, from `base`: view1 is a view
+    of the base, view2 of view1, and so on (v1, v2, ... name a program's nodes)."""
+    return [f"view{k} = {f'view{k - 1}' if k > 1 else base}{step.text}"
+            for k, step in enumerate(chain, start=1)]
 
 
 @st.composite
@@ -122,18 +130,21 @@ def test_flatten_of_a_1d_tensor_is_the_tensor_itself(engine, size, requires_grad
 
 
 @behaviour("VIEW-2")
-@given(data=st.data())
-def test_a_view_names_its_base(engine, data):
+@given(data=st.data(), length=counts(VIEW_CHAIN))
+def test_a_view_names_its_base(engine, data, length):
     """x._base is the tensor a view was ultimately taken from, also for a view of a view, and
-    _is_view() says so; a tensor that is not a view has _base None."""
+    _is_view() says so: in a chain of one to four views, each taken of the one before, every one
+    names x; a tensor that is not a view has _base None."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape, writable=False), label="view chain")
+    chain = data.draw(view_chains(shape, writable=False, length=length), label="view chain")
     script = Script(engine)
-    script.run(f"x = torch.zeros({shape})", f"v = x{_chain(chain)}")
+    script.run(f"x = torch.zeros({shape})", *_views_one_of_another("x", chain))
     script.check("x._base is None and not x._is_view()",
                  "x is not a view, but x._base is {x._base} and x._is_view() {x._is_view()}")
-    script.check("v._base is x and v._is_view()",
-                 f"v = x{_chain(chain)} is not a view of x", show=("v._base is x", "v._is_view()"))
+    for k in range(1, length + 1):
+        script.check(f"view{k}._base is x and view{k}._is_view()",
+                     f"view{k} = x{_chain(chain[:k])} is not a view of x",
+                     show=(f"view{k}._base is x", f"view{k}._is_view()"))
 
 
 @behaviour("VIEW-3")
@@ -155,19 +166,22 @@ def test_copies_do_not_alias(engine, data):
 
 @behaviour("VIEW-4")
 @needs("inplace")
-@given(data=st.data(), steps=st.lists(st.sampled_from(["x", "v"]), min_size=1, max_size=4))
-def test_a_view_shares_the_version_counter(engine, data, steps):
-    """An in-place op through the view or through the base increments the one counter both
-    read: after each, x._version == v._version, and it has grown."""
+@given(data=st.data(), length=counts(VIEW_CHAIN), writes=st.integers(1, 4))
+def test_a_view_shares_the_version_counter(engine, data, length, writes):
+    """An in-place op through any view of a chain (each view taken of the one before) or through
+    the base increments the one counter all of them read: after each, x and every view report the
+    same _version, and it has grown."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(shape, length=length), label="view chain")
+    names = ["x", *(f"view{k}" for k in range(1, length + 1))]
     script = Script(engine)
-    script.run(f"x = torch.zeros({shape})", f"v = x{_chain(chain)}")
-    for target in steps:
+    script.run(f"x = torch.zeros({shape})", *_views_one_of_another("x", chain))
+    for i in range(writes):
+        target = data.draw(st.sampled_from(names), label=f"write {i + 1} through")
         script.run("before = x._version", f"{target}.add_(1.0)")
-        script.check("x._version == v._version > before",
-                     f"after {target}.add_(1.0), x and v do not share a raised version",
-                     show=("x._version", "v._version", "before"))
+        script.check(" == ".join(f"{name}._version" for name in names) + " > before",
+                     f"after {target}.add_(1.0), x and its views do not share a raised version",
+                     show=(*(f"{name}._version" for name in names), "before"))
 
 
 @behaviour("VIEW-5")
@@ -380,6 +394,44 @@ def test_views_see_an_in_place_change_of_their_base(engine, data, factor):
     cotangent = factor * _scattered(shape, positions, h)
     assert_leaf_grads(script, program, analytic_grads(program, cotangent),
                       oracle=f"analytic x {factor}")
+
+
+@behaviour("VIEW-10")
+@needs("inplace")
+@given(data=st.data(), length=counts(VIEW_CHAIN), change=st.sampled_from(sorted(CHANGES)))
+def test_every_view_of_a_chain_sees_a_write_through_the_last(engine, data, length, change):
+    """y = a contiguous copy of out; view1 a view of y, view2 of view1, ... up to four; an in-place
+    op on the last changes y, and every view before it sees the change too: each holds y's new
+    elements at its positions, and the gradients of (y * g).sum() plus each (viewk * hk).sum() are
+    those of the program written out of place, through every view."""
+    program = data.draw(programs(engine, output="any"), label="program")
+    shape, dtype = program.output_shape(), program.dtype
+    chain = data.draw(view_chains(shape, length=length), label="view chain")
+    positions = [view_positions(shape, chain[:k]) for k in range(1, length + 1)]
+    written = positions[-1]
+    w = data.draw(values(written.shape, dtype, bound=2.0), label="w")
+    g = data.draw(cotangents(shape, dtype), label="g")
+    h = [data.draw(cotangents(each.shape, dtype), label=f"h{k}")
+         for k, each in enumerate(positions, start=1)]
+    y = program.evaluate()[program.output].astype(float).reshape(-1)
+    old = y[written]
+    y[written.ravel()] = np.broadcast_to(CHANGES[change].new(old, w), written.shape).ravel()
+    slope = np.ones(y.size)
+    slope[written.ravel()] = np.broadcast_to(CHANGES[change].slope(old, w), written.shape).ravel()
+    script = Script(engine)
+    script.build(program)
+    script.run(f"w = {tensor_literal(w, dtype)}", "y = out.contiguous() + 0.0",
+               *_views_one_of_another("y", chain),
+               CHANGES[change].line.replace("v.", f"view{length}."))
+    for k, each in enumerate(positions, start=1):
+        script.check_close(f"view{k}", y[each], dtype=dtype,
+                           oracle=f"y's new elements, after the write through view{length}")
+    script.run("(" + " + ".join([f"(y * {tensor_literal(g, dtype)}).sum()",
+                                 *(f"(view{k} * {tensor_literal(hk, dtype)}).sum()"
+                                   for k, hk in enumerate(h, start=1))]) + ").backward()")
+    cotangent = g + sum(_scattered(shape, each, hk) for each, hk in zip(positions, h))
+    assert_leaf_grads(script, program, analytic_grads(program, cotangent * slope.reshape(shape)),
+                      oracle="analytic, out of place, through every view")
 
 
 @behaviour("VIEW-12")

@@ -11,15 +11,16 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tools.mutation.mutants import MUTANT_VARIABLE, generate, node_at, replace_at
+from tools.mutation.mutants import MUTANT_VARIABLE, _mutants_of, generate, node_at, replace_at
 from tools.mutation.results import load_equivalent, summarise
 from tools.mutation.runner import TANGENT_LINE, covering_tests
-from tools.mutation.targets import _rules, targets
+from tools.mutation.targets import ITERATION_FILES, Target, _rules, targets
 
 ROOT = Path(__file__).resolve().parents[1]
 MUL_SIGN_FLIP = "ops/arithmetic.py:MulBackward0.backward:sign_flip:1"
@@ -87,15 +88,15 @@ print("index", g.tolist())
 """
 
 
-def _run_engine(tmp_path, mutant):
-    """PROGRAM in a new process against the engine with `mutant` installed (None: the control),
+def _run_engine(tmp_path, mutant, program=PROGRAM):
+    """`program` in a new process against the engine with `mutant` installed (None: the control),
     as in the process of a mutant's test that starts the engine afresh."""
     tmp_path.mkdir(exist_ok=True)
     environment = {name: value for name, value in os.environ.items() if name != MUTANT_VARIABLE}
     environment["PYTHONPATH"] = str(ROOT)
     if mutant is not None:
         environment[MUTANT_VARIABLE] = mutant.id
-    completed = subprocess.run([sys.executable, "-c", PROGRAM], cwd=tmp_path, env=environment,
+    completed = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, env=environment,
                                capture_output=True, text=True, timeout=60)
     assert completed.returncode == 0, completed.stderr
     return completed.stdout.splitlines()
@@ -117,6 +118,16 @@ def test_a_replaced_function_is_replaced_under_every_name(tmp_path, mutants):
                   and mutant.operator == "delete_statement" and "run_backward" in mutant.before)
     assert _run_engine(tmp_path, mutant)[0] == "mul None"
     assert node_at(mutant.tree, mutant.path).__class__ is ast.Pass
+
+
+def test_a_replaced_function_is_replaced_as_a_property_s_getter(tmp_path, mutants):
+    """Tensor.real is property(ops.real): the attribute answers with the mutant too."""
+    mutant = next(mutant for mutant in mutants
+                  if mutant.id == "ops/complex_numbers.py:real:sign_flip:1")
+    program = ("import tools.mutation.engine as ag\n"
+               "print(ag.tensor([2.0, -3.0]).real.tolist())\n")
+    assert _run_engine(tmp_path / "control", None, program) == ["[2.0, -3.0]"]
+    assert _run_engine(tmp_path / "real", mutant, program) == ["[-2.0, 3.0]"]
 
 
 def test_a_mutant_runs_the_tests_that_reached_its_statement(mutants, originals):
@@ -210,3 +221,125 @@ def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
     assert results["summary"]["killed"] == 1 and results["summary"]["uncovered"] == 1
     assert results["coverage"] and "-k test_mul_div" in results["session"]
     assert MUL_SIGN_FLIP in (tmp_path / "results.md").read_text()
+
+
+# ----- the plumbing operators: loops that iterate wrongly ----------------------------------------
+PLUMBING_OPERATORS = ("reverse_order", "first_only", "drop_last", "swap_first_two", "dedupe",
+                      "pack_once")
+
+
+def _small_target(source: str) -> Target:
+    """A function of `source` mutated as a plumbing function of walk.py would be."""
+    func = ast.parse(textwrap.dedent(source)).body[0]
+    return Target("walk.py", "autograd_conformance.reference.walk", func.name, func, "plumbing")
+
+
+def _plumbing_mutants(source: str) -> dict[str, list]:
+    """{operator: [(change, mutated function), ...]} of the plumbing operators on `source`."""
+    found = {}
+    for mutant in _mutants_of(_small_target(source)):
+        if mutant.operator in PLUMBING_OPERATORS:
+            namespace = {}
+            exec(mutant.source, namespace)
+            found.setdefault(mutant.operator, []).append((mutant.diff, namespace[mutant.qualname]))
+    return found
+
+
+def test_the_plumbing_operators_change_how_a_hook_loop_iterates():
+    """Hooks h1, h2, h1 (registered twice), h3: each operator's loop runs another sequence."""
+    found = _plumbing_mutants("""
+        def run(hooks, ran):
+            for hook in hooks:
+                hook(ran)
+        """)
+    hooks = [lambda ran, k=k: ran.append(k) for k in (1, 2, 3)]
+    expected = {"reverse_order": ("hooks  ->  reversed(list(hooks))", [3, 1, 2, 1]),
+                "first_only": ("hooks  ->  list(hooks)[:1]", [1]),
+                "drop_last": ("hooks  ->  list(hooks)[:-1]", [1, 2, 1]),
+                "swap_first_two": ("hooks  ->  swap_first_two(list(hooks))", [2, 1, 1, 3]),
+                "dedupe": ("hooks  ->  unique(hooks)", [1, 2, 3])}
+    assert set(found) == set(expected)
+    for operator, (change, order) in expected.items():
+        [(diff, run)] = found[operator]
+        ran = []
+        run([hooks[0], hooks[1], hooks[0], hooks[2]], ran)
+        assert (diff, ran) == (change, order), operator
+
+
+def test_a_pack_in_a_comprehension_is_made_once_per_distinct_tensor():
+    """x * x saves x twice: pack_once packs it once and saves the one packed value twice."""
+    found = _plumbing_mutants("""
+        def save(hooks, values):
+            return tuple(Packed(hooks, value) for value in values)
+        """)
+    [(diff, save)] = found["pack_once"]
+    assert diff.endswith("for _memo in [{}] for value in values)")
+    packed = []
+    save.__globals__["Packed"] = lambda hooks, value: packed.append(value) or len(packed)
+    x, y = object(), object()
+    assert save(None, [x, x, y]) == (1, 1, 2) and packed == [x, y]
+    assert save(None, [x]) == (3,)  # a new memo per call
+
+
+def test_dedupe_compares_the_elements_of_the_enumerated_or_first_zipped_sequence():
+    """An input listed twice is handled once; None and numbers, which Python shares, stay."""
+    found = _plumbing_mutants("""
+        def results(inputs, edges):
+            return [(i, edge) for i, (t, edge) in enumerate(zip(inputs, edges))]
+        """)
+    [(diff, results)] = found["dedupe"]
+    assert diff == ("enumerate(zip(inputs, edges))  ->  "
+                    "unique(enumerate(zip(inputs, edges)), lambda v: v[1][0])")
+    x, y = object(), object()
+    assert results([x, x, y, None, None], "abcde") == [(0, "a"), (2, "c"), (3, "d"), (4, "e")]
+    # no swap_first_two: a comprehension, not a loop
+    assert set(found) == {"reverse_order", "first_only", "drop_last", "dedupe"}
+
+
+def test_iterations_whose_order_or_repeats_change_nothing_get_fewer_operators():
+    """range() and literals are left alone; a validation loop, any() and a set only lose
+    elements; a sum and a comprehension that ignores its elements lose or repeat them; the
+    tuples a function built are never one object twice."""
+    source = """
+        def checks(xs, n):
+            for i in range(n):
+                xs.append(i)
+            for x in xs:
+                if x is None:
+                    raise ValueError
+            pairs = [(x, 1) for x in xs]
+            found = any(x is n for x in xs)
+            distinct = {x for x in xs}
+            total = sum(x for x in xs)
+            zeros = [0 for _ in xs]
+            firsts = [p[0] for p in pairs]
+            literal = [x for x in (n, n)]
+        """
+    per_line = {}
+    for mutant in _mutants_of(_small_target(source)):
+        if mutant.operator in PLUMBING_OPERATORS:
+            per_line.setdefault(mutant.line - mutant.def_line, set()).add(mutant.operator)
+    shrinking = {"first_only", "drop_last"}
+    assert per_line == {3: shrinking,                                   # validation loop
+                        6: shrinking | {"reverse_order", "dedupe"},     # a list by position
+                        7: shrinking, 8: shrinking,                     # any(), a set
+                        9: shrinking | {"dedupe"}, 10: shrinking | {"dedupe"},  # sum, `_`
+                        11: shrinking | {"reverse_order"}}              # built tuples
+
+
+def test_the_plumbing_operators_make_a_few_hundred_mutants_in_the_plumbing_only(mutants):
+    """Loops of the walk, hooks, saved tensors, custom Functions, the functional API and forward
+    mode; each function gets a few dozen at most, and the known hook loops each of the five."""
+    plumbing = [mutant for mutant in mutants if mutant.operator in PLUMBING_OPERATORS]
+    assert 100 <= len(plumbing) <= 300, len(plumbing)
+    assert {mutant.file for mutant in plumbing} <= set(ITERATION_FILES)
+    per_function = Counter((mutant.file, mutant.qualname) for mutant in plumbing)
+    assert max(per_function.values()) <= 30, per_function.most_common(3)
+    for function in ("walk.py:_run_tensor_hooks", "graph.py:accumulate_into",
+                     "node_hooks.py:call_prehooks", "node_hooks.py:call_posthooks",
+                     "module_hooks.py:_run"):
+        assert {mutant.operator for mutant in plumbing
+                if f"{mutant.file}:{mutant.qualname}" == function} == set(PLUMBING_OPERATORS) - {
+            "pack_once"}, function
+    assert [mutant.id for mutant in plumbing if mutant.operator == "pack_once"] == [
+        "graph.py:Node.save:pack_once:1"]

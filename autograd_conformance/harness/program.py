@@ -15,6 +15,9 @@ import numpy as np
 
 from .ops import OPS, render
 
+# The values of the leaves `Program.fed_by` adds: distinct, exact in float32, neither 0 nor 1.
+FRESH_FACTORS = (2.0, -0.5, 1.5, -3.0)
+
 
 @dataclass(frozen=True)
 class Leaf:
@@ -89,6 +92,19 @@ class Program:
         leaves = tuple(Leaf(leaf.name, leaf.values, flags.get(leaf.name, leaf.requires_grad))
                        for leaf in self.leaves)
         return Program(self.dtype, leaves, self.nodes, self.output)
+
+    def fed_by(self, count: int, op: str = "mul") -> "Program":
+        """This program with fresh 0-dim leaves f1, f2, ... (requiring grad, of distinct values
+        exact in float32) that `op` ("mul", or "add" to keep a linear program linear) combines
+        with its output, one after another, until at least `count` leaves that require grad feed
+        the output: for a test that needs that many inputs. Through "mul", each one's derivative
+        differs from the others' (unless the output is zero)."""
+        leaves, nodes, output = list(self.leaves), list(self.nodes), self.output
+        for k, value in enumerate(FRESH_FACTORS[:max(0, count - len(self.grad_leaves()))], start=1):
+            leaves.append(Leaf(f"f{k}", np.array(value), True))
+            nodes.append(Node(f"fed{k}", op, (output, f"f{k}")))
+            output = f"fed{k}"
+        return Program(self.dtype, tuple(leaves), tuple(nodes), output)
 
     # -- interpreters ------------------------------------------------------------------------
     def run_on(self, engine, given: dict[str, Any] | None = None) -> dict[str, Any]:

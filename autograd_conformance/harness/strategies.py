@@ -19,6 +19,7 @@ import random
 import numpy as np
 from hypothesis import event, strategies as st
 
+from .counts import VIEW_CHAIN, counts
 from .ops import (DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX, SQRT_MIN,
                   has_ties, in_pow_base_range, near_ties_removed)
 from .program import Leaf, Node, Program
@@ -728,11 +729,12 @@ def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> 
 
 @st.composite
 def view_chains(draw, shape: tuple[int, ...], *, writable: bool = True,
-                max_steps: int = 3) -> list[ViewStep]:
-    """One to `max_steps` view ops, each valid on what the previous one left: a view, or a view of
-    a view, of a tensor of `shape`."""
+                length: int | None = None) -> list[ViewStep]:
+    """`length` view ops (a `VIEW_CHAIN` count, drawn if not given), each valid on what the
+    previous one left: a view, or a view of a view, of a tensor of `shape`."""
     steps = []
-    for position in range(draw(st.integers(1, max_steps), label="view ops")):
+    length = draw(counts(VIEW_CHAIN), label="view ops") if length is None else length
+    for position in range(length):
         steps.append(draw(view_steps(shape, first=position == 0, writable=writable)))
         shape = view_positions(shape, steps[-1:]).shape
     return steps

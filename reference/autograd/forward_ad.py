@@ -38,6 +38,13 @@ class dual_level:  # noqa: N801 - torch's name
         dual.state.level = None
 
 
+def _check_level(level, where):
+    """A level given explicitly must be the open one, index 0 (levels do not nest): torch refuses
+    any other (FWD-1; its internal -1, "no level", aside)."""
+    if level is not None and level != 0:
+        raise RuntimeError(f"Invalid level given to {where}")
+
+
 def make_dual(tensor, tangent, *, level=None):
     """A view of `tensor` (FWD-10: gradients flow through it to `tensor`) that carries `tangent`.
 
@@ -46,6 +53,7 @@ def make_dual(tensor, tangent, *, level=None):
     the view gets no tangent (FWD-9)."""
     if dual.state.level is None:
         raise RuntimeError(NO_LEVEL_MESSAGE)
+    _check_level(level, "_make_dual")
     for role, t in (("primal", tensor), ("tangent", tangent)):
         if not (t.is_floating_point() or t.is_complex()):
             raise ValueError(f"Expected {role} to be floating point or complex, but got: torch.{t.dtype.name}")
@@ -67,6 +75,7 @@ def unpack_dual(tensor, *, level=None):
     """(primal, tangent): a view of `tensor` without a tangent, and `tensor`'s tangent, the one
     given to make_dual or an op's J v; None where there is none (FWD-2, FWD-3), among them every
     tensor outside a level (FWD-5)."""
+    _check_level(level, "_fw_primal")
     found = dual.tangent(tensor)
     if found is None:
         return UnpackedDualTensor(tensor, None)

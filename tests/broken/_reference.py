@@ -44,3 +44,16 @@ def rewrite_arguments(module, attribute, rewrite):
     replace(module, attribute, make)
     if reference.methods._backward is original:
         reference.methods._backward = getattr(module, attribute)
+
+
+def call_counter():
+    """`count(tensor)`: how many times it has been called with this tensor, this call included,
+    for a mutant that goes wrong only from the n-th pass that reaches a tensor. Each tensor is
+    kept alive, so that its id is never reused by another."""
+    seen = {}
+
+    def count(tensor):
+        entry = seen.setdefault(id(tensor), [tensor, 0])
+        entry[1] += 1
+        return entry[1]
+    return count

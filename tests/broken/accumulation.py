@@ -22,6 +22,21 @@ def torch_no_accumulation():
     _torch.patch_backward(_backward)
 
 
+@mutant("ACC-1", "LEAF-9", "REQ-13", "RETAIN-9")
+def torch_accumulation_overwrites_from_the_third_pass():
+    """Each leaf counts the backward passes that reach it: the first two add into .grad, each
+    later one overwrites it, so .grad is right after one or two passes and one pass's from the
+    third on."""
+    def _backward(original, tensor, *args):
+        for leaf in _torch.graph_leaves(tensor):
+            leaf._mutant_passes = getattr(leaf, "_mutant_passes", 0) + 1
+            if leaf._mutant_passes >= 3:
+                leaf.grad = None
+        return original(tensor, *args)
+
+    _torch.patch_backward(_backward)
+
+
 @mutant("ACC-6")
 def torch_grad_returns_copy():
     """Reading `.grad` returns a copy of the gradient buffer, so `x.grad.zero_()` zeroes the copy

@@ -32,6 +32,21 @@ def torch_autograd_grad_accumulates():
     return {"autograd": autograd}
 
 
+@mutant("GRAD-9")
+def torch_autograd_grad_drops_the_outputs_after_the_second():
+    """autograd.grad of a list of outputs differentiates only the first two (and their
+    grad_outputs): right for one or two outputs."""
+    _original_grad = torch.autograd.grad
+
+    def _grad(outputs, inputs, grad_outputs=None, *args, **kwargs):
+        if isinstance(outputs, (list, tuple)) and len(outputs) > 2:
+            outputs = outputs[:2]
+            grad_outputs = None if grad_outputs is None else grad_outputs[:2]
+        return _original_grad(outputs, inputs, grad_outputs, *args, **kwargs)
+
+    return {"autograd": Namespace(torch.autograd, grad=_grad)}
+
+
 @mutant("GRAD-3")
 def torch_only_inputs_honoured():
     """autograd.grad still honours the deprecated only_inputs: with only_inputs=False it silently

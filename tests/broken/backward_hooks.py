@@ -2,6 +2,9 @@
 Tensor.register_hook: post-accumulate-grad, Node, nn.Module and multi-grad hooks, and when each
 fires."""
 
+import itertools
+import weakref
+
 import numpy as np
 
 from autograd_conformance.reference import graph, module_hooks, node_hooks, walk
@@ -29,6 +32,52 @@ def reference_post_accumulate_hooks_before_accumulation():
     _reference.replace(graph, "accumulate_into", _hooks_first)
 
 
+def _third_on_first(hooks):
+    """Move the hook just added to the HookDict `hooks` in front of the others, from the third on:
+    the first two run in registration order, each later one before them all."""
+    if len(hooks) > 2:
+        items = list(hooks.items())
+        hooks.clear()
+        hooks.update([items[-1], *items[:-1]])
+
+
+@mutant("HOOK-9")
+def reference_post_accumulate_hooks_after_the_second_run_first():
+    """A leaf's first two post-accumulate hooks run in registration order, each later one before
+    them all: only three or more hooks on one leaf show it."""
+    register = Tensor.register_post_accumulate_grad_hook
+
+    def _registered_third_on_first(self, hook):
+        handle = register(self, hook)
+        _third_on_first(self._post_accumulate_hooks)
+        return handle
+
+    Tensor.register_post_accumulate_grad_hook = _registered_third_on_first
+
+
+@mutant("HOOK-9")
+def reference_post_accumulate_hooks_skipped_from_the_third_pass():
+    """A leaf's post-accumulate hooks run after its first two accumulations only: from the third
+    backward on, .grad is updated but the hooks stay silent."""
+    accumulations = {}  # id(leaf): (a weak reference to it, its accumulations); tensors hash by id
+
+    def _silent_from_the_third(accumulate_into):
+        def accumulate(tensor, grad):
+            leaf, count = accumulations.get(id(tensor), (None, 0))
+            count = count + 1 if leaf is not None and leaf() is tensor else 1
+            accumulations[id(tensor)] = (weakref.ref(tensor), count)
+            if count < 3:
+                return accumulate_into(tensor, grad)
+            hooks, tensor._post_accumulate_hooks = tensor._post_accumulate_hooks, None
+            try:
+                return accumulate_into(tensor, grad)
+            finally:
+                tensor._post_accumulate_hooks = hooks
+        return accumulate
+
+    _reference.replace(graph, "accumulate_into", _silent_from_the_third)
+
+
 @mutant("HOOK-12")
 def reference_module_hook_result_ignored():
     """A module's full backward hooks get grad_input and grad_output, but what they return is
@@ -39,6 +88,36 @@ def reference_module_hook_result_ignored():
         _on_inputs(self, grad_inputs, grad_outputs)
 
     module_hooks._HookedCall._on_inputs = _observing_only
+
+
+@mutant("HOOK-12")
+def reference_module_hooks_from_the_third_get_the_first_grads():
+    """A module's first two backward hooks (and pre-hooks) each get the previous one's result,
+    each later one the gradients the first one got, as if the chain restarted; the last result
+    still replaces them: only three or more hooks of a kind on one module show it."""
+    def _restarting(run):
+        def chained_up_to_the_second(table, count, grads, call, miscount):
+            first = grads
+            for position, hook in enumerate(table.values()):
+                grads = run({0: hook}, count, first if position >= 2 else grads, call, miscount)
+            return grads
+        return chained_up_to_the_second
+
+    _reference.replace(module_hooks, "_run", _restarting)
+
+
+@mutant("HOOK-14", "HOOK-15")
+def reference_node_hooks_after_the_second_run_first():
+    """A node's first two pre-hooks (and post-hooks) run in registration order, each later one
+    before them all: only three or more hooks of a kind on one node show it."""
+    register = node_hooks._register
+
+    def _registered_third_on_first(node, kind, hook):
+        handle = register(node, kind, hook)
+        _third_on_first(node._node_hooks[kind])
+        return handle
+
+    node_hooks._register = _registered_third_on_first
 
 
 @mutant("HOOK-14")
@@ -100,11 +179,51 @@ def reference_retain_grad_after_node_prehooks():
     walk._call = _call_storing_after_the_prehooks
 
 
+@mutant("HOOK-18")
+def reference_tensor_hooks_from_the_third_kept_with_the_node_prehooks():
+    """A non-leaf's first two tensor hooks run before its node's pre-hooks, each later one is kept
+    with them, as the last pre-hook so far: it runs after retain_grad's store and after the
+    pre-hooks registered before it. Only three or more tensor hooks on one tensor show it."""
+    register = Tensor.register_hook
+
+    def _kept_with_the_prehooks(self, hook):
+        node = self.grad_fn
+        if node is None or len(node._pre_hooks or ()) < 2:
+            return register(self, hook)
+
+        def as_prehook(grad_outputs):
+            replaced = hook(grad_outputs[0])
+            return None if replaced is None else (replaced,)
+
+        return node.register_prehook(as_prehook)
+
+    Tensor.register_hook = _kept_with_the_prehooks
+
+
 @mutant("HOOK-19")
 def reference_multi_grad_hook_waits_for_every_tensor():
     """A multi-grad hook in mode "all" waits for a gradient of every one of its tensors, not only
     of those the backward pass reaches: where one is not reached, it never fires."""
     autograd_graph._reached = lambda backward_pass, tensors: len(tensors)
+
+
+@mutant("HOOK-19")
+def reference_multi_grad_hook_fires_twice_from_the_third_pass():
+    """A multi-grad hook fires once in each of the first two backward passes that reach its
+    tensors, and twice in each later one."""
+    register = autograd_graph.register_multi_grad_hook
+
+    def _twice_from_the_third(tensors, fn, *, mode="all"):
+        passes = itertools.count(1)
+
+        def fire(*args):
+            fn(*args)
+            if next(passes) >= 3:
+                fn(*args)
+
+        return register(tensors, fire, mode=mode)
+
+    autograd_graph.register_multi_grad_hook = _twice_from_the_third
 
 
 @mutant("HOOK-20")

@@ -103,3 +103,18 @@ def reference_checkpoint_reentrant_does_not_warn():
     """The reentrant form says nothing when no argument requires grad, although its output then
     does not require grad."""
     checkpoint.warnings = Namespace(checkpoint.warnings, warn=lambda *args, **kwargs: None)
+
+
+@mutant("CKPT-6")
+def reference_checkpoint_defaults_to_non_reentrant():
+    """Without use_reentrant, checkpoint warns as torch does but takes the non-reentrant form,
+    which serves autograd.grad and backward(inputs=...) instead of refusing them."""
+    original = checkpoint.checkpoint
+
+    def non_reentrant_by_default(function, *args, use_reentrant=None, **kwargs):
+        if use_reentrant is None:
+            checkpoint.warnings.warn(checkpoint.NO_USE_REENTRANT, UserWarning, stacklevel=2)
+            use_reentrant = False
+        return original(function, *args, use_reentrant=use_reentrant, **kwargs)
+
+    checkpoint.checkpoint = non_reentrant_by_default

@@ -56,6 +56,19 @@ def reference_function_backward_gets_ones():
     function.FunctionBackward._incoming = _ones
 
 
+@mutant("FN-4")
+def reference_function_gradients_shifted_from_the_third_input():
+    """From the third tensor argument on, each argument gets the gradient backward returned for
+    the tensor argument before it (an index off by one past the first two)."""
+    _backward = function.FunctionBackward.backward
+
+    def _shifted(self, grad):
+        grads = _backward(self, grad)
+        return grads[:2] + grads[1:-1]
+
+    function.FunctionBackward.backward = _shifted
+
+
 @mutant("FN-5")
 def reference_function_saved_tensors_unversioned():
     """ctx.saved_tensors returns what was saved without comparing versions: a saved tensor modified
@@ -111,6 +124,18 @@ def reference_function_always_materializes():
     """ctx.set_materialize_grads(False) does nothing: backward gets zeros, never None, for outputs
     that no gradient reached."""
     function.FunctionBackward.set_materialize_grads = lambda self, value: None
+
+
+@mutant("FN-9")
+def reference_function_materializes_two_outputs():
+    """backward gets zeros for the first two outputs that no gradient reached, and None for the
+    third and later ones, as if materializing were off for them."""
+    _incoming = function.FunctionBackward._incoming
+
+    def _two_materialized(self, g, index):
+        return None if g is None and index >= 2 else _incoming(self, g, index)
+
+    function.FunctionBackward._incoming = _two_materialized
 
 
 @mutant("FN-10")

@@ -167,6 +167,57 @@ def reference_jacobian_input_major():
     _reference.replace(functional, "jacobian", _input_major)
 
 
+@mutant("JAC-9")
+def reference_jacobian_reverses_the_inputs_after_the_second():
+    """jacobian gives, in each row, the blocks of the third input onwards in reverse order: right
+    for up to three inputs (the functional tests drew three before counts.py), wrong from four
+    (hessian's own inner jacobians keep their order)."""
+    def _reversed_inputs(jacobian):
+        def jacobian_reversing_inputs(func, inputs, *args, **kwargs):
+            result = jacobian(func, inputs, *args, **kwargs)
+            if (not isinstance(inputs, tuple) or len(inputs) < 4
+                    or func.__qualname__.startswith("hessian.")):
+                return result
+            if isinstance(result[0], tuple):
+                return tuple(row[:2] + row[2:][::-1] for row in result)
+            return result[:2] + result[2:][::-1]
+        return jacobian_reversing_inputs
+
+    _reference.replace(functional, "jacobian", _reversed_inputs)
+
+
+@mutant("JAC-9")
+def reference_jacobian_puts_the_second_output_last():
+    """jacobian of a function returning three or more outputs gives the row of the second output
+    after those of the third onwards: right for one or two outputs (hessian's own inner jacobians
+    keep their order)."""
+    def _second_output_last(jacobian):
+        def jacobian_second_output_last(func, inputs, *args, **kwargs):
+            result = jacobian(func, inputs, *args, **kwargs)
+            rows = (isinstance(result[0], tuple) if isinstance(inputs, tuple)
+                    else isinstance(result, tuple))
+            if not rows or func.__qualname__.startswith("hessian."):
+                return result
+            return result[:1] + result[2:] + result[1:2]
+        return jacobian_second_output_last
+
+    _reference.replace(functional, "jacobian", _second_output_last)
+
+
+@mutant("FUNC-2")
+def reference_jvp_drops_the_tangents_from_the_fourth_input():
+    """jvp takes the v of the fourth input onwards as zeros, leaving their columns out of J v:
+    right for up to three inputs (the functional tests drew three before counts.py)."""
+    def _dropped(jvp):
+        def jvp_of_the_first_three(func, inputs, v=None, create_graph=False, strict=False):
+            if isinstance(v, tuple) and len(v) >= 4:
+                v = v[:3] + tuple(reference.zeros_like(each) for each in v[3:])
+            return jvp(func, inputs, v, create_graph, strict)
+        return jvp_of_the_first_three
+
+    _reference.replace(functional, "jvp", _dropped)
+
+
 @mutant("JAC-10")
 def reference_batched_grad_sums_the_batch():
     """autograd.grad(..., is_grads_batched=True) pulls back the sum of the batch for every row, as

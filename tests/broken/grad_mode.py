@@ -71,6 +71,39 @@ def torch_grad_mode_exit_enables():
     return {"no_grad": no_grad}
 
 
+@mutant("MODE-4")
+def torch_third_decorated_call_restores_the_outermost():
+    """A function decorated with a grad mode, called inside two other modes (the third nested
+    context), restores on return the mode from before the outermost one, not its caller's: one
+    or two nested modes, and blocks at any depth, restore correctly."""
+    before = []   # the mode before each context now entered, the outermost first
+
+    def _tracked(manager):
+        class Tracked(manager):
+            def __enter__(self):
+                # set_grad_enabled(flag) switches in its constructor; it keeps the mode before.
+                before.append(self.prev if manager is torch.set_grad_enabled
+                              else torch.is_grad_enabled())
+                return super().__enter__()
+
+            def __exit__(self, *exc):
+                result = super().__exit__(*exc)
+                if len(before) == 3 and getattr(self, "decorated", False):
+                    torch._C._set_grad_enabled(before[0])
+                before.pop()
+                return result
+
+            def clone(self):   # what a decorated function enters at each call
+                copy = super().clone()
+                copy.decorated = True
+                return copy
+
+        return Tracked
+
+    return {"no_grad": _tracked(torch.no_grad), "enable_grad": _tracked(torch.enable_grad),
+            "set_grad_enabled": _tracked(torch.set_grad_enabled)}
+
+
 @mutant("MODE-5")
 def torch_set_grad_enabled_context_only():
     """set_grad_enabled(flag) only takes effect as a context manager (it changes the mode in

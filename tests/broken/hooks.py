@@ -1,6 +1,7 @@
 """Mutants of the catalog's chapter 'hooks' (suites/test_hooks.py): Tensor hooks."""
 
 import itertools
+import types
 import weakref
 
 import numpy as np
@@ -158,6 +159,38 @@ def reference_oldest_node_first():
     reference.graph._creation_order = itertools.count(0, -1)
 
 
+@mutant("HOOK-13")
+def reference_ready_nodes_sorted_against_the_first_only():
+    """The walk's queue of ready nodes takes a node that becomes ready in front if it was created
+    after the first one waiting, else at the back: right while at most two wait, but three
+    branches ready together can run out of creation order."""
+    def push(ready, item):
+        ready.insert(0 if not ready or item < ready[0] else len(ready), item)
+
+    walk.heapq = types.SimpleNamespace(heapify=list.sort, heappop=lambda ready: ready.pop(0),
+                                       heappush=push)
+
+
+@mutant("HOOK-7")
+def torch_leaf_hook_result_dropped_from_the_third_pass():
+    """A leaf's hook changes the gradient of the first two backward passes only: from the third
+    on it runs, but the pass's own gradient is accumulated."""
+    _register_hook = torch.Tensor.register_hook
+
+    def _register(self, hook):
+        if not self.is_leaf:
+            return _register_hook(self, hook)
+        passes = itertools.count(1)
+
+        def dropped_from_the_third(grad):
+            result = hook(grad)
+            return result if next(passes) < 3 else None
+
+        return _register_hook(self, dropped_from_the_third)
+
+    torch.Tensor.register_hook = _register
+
+
 @mutant("HOOK-7")
 def torch_leaf_hook_after_accumulation():
     """A leaf's hook is applied to the accumulated .grad after each pass, instead of to the pass's
@@ -214,6 +247,50 @@ def torch_hook_fires_per_use():
 
     torch.Tensor.register_hook = _register
     _HookEveryUse().install()
+
+
+# Calls on a tensor that pass no gradient through it.
+NOT_USES = {"backward", "register_hook", "retain_grad", "register_post_accumulate_grad_hook"}
+
+
+@mutant("HOOK-10")
+def torch_hook_fires_again_per_use_from_the_third():
+    """A hooked tensor fires its hooks once with the sum of its uses' contributions and, from its
+    third use on, again with each use's own contribution (the engine hooks the edges of the later
+    uses too): only three or more uses show it."""
+    _register_hook = torch.Tensor.register_hook
+    _hooked = {}  # id(tensor): [a weak reference to it, its uses so far, its hooks]
+
+    def _known(tensor):
+        """Whether `tensor` has hooks (found by id: tensors compare elementwise)."""
+        found = _hooked.get(id(tensor)) if isinstance(tensor, torch.Tensor) else None
+        return found is not None and found[0]() is tensor
+
+    def _register(self, hook):
+        if not _known(self):
+            _hooked[id(self)] = [weakref.ref(self), 0, []]
+        _hooked[id(self)][2].append(hook)
+        return _register_hook(self, hook)
+
+    class _HookUsesFromTheThird(_torch.ArgsMode):
+        def on_args(self, func, args):
+            name = getattr(func, "__name__", "")
+            if func is _register or name in NOT_USES or name.endswith("_"):  # nor in place
+                return args
+            rewritten = []
+            for arg in args:
+                hooked = _hooked[id(arg)] if _known(arg) else None
+                if hooked is not None:
+                    hooked[1] += 1
+                    if hooked[1] >= 3:
+                        arg = arg.view_as(arg)
+                        for hook in hooked[2]:
+                            _register_hook(arg, hook)
+                rewritten.append(arg)
+            return tuple(rewritten)
+
+    torch.Tensor.register_hook = _register
+    _HookUsesFromTheThird().install()
 
 
 @mutant("HOOK-8")

@@ -120,6 +120,22 @@ def reference_roots_without_gradients_dropped():
     _reference.replace(gradients, "_root_grads", _truncating)
 
 
+@mutant("JAC-14")
+def reference_second_and_last_roots_swap_gradients():
+    """autograd.backward of three or more roots gives the second root the last gradient and the
+    last root the second one: right for one or two roots."""
+    def _swapped(root_grads):
+        def root_grads_swapped(outputs, grad_outputs, as_tensors):
+            if (grad_outputs is not None and not isinstance(grad_outputs, Tensor)
+                    and len(grad_outputs) >= 3):
+                grad_outputs = (grad_outputs[0], grad_outputs[-1], *grad_outputs[2:-1],
+                                grad_outputs[1])
+            return root_grads(outputs, grad_outputs, as_tensors)
+        return root_grads_swapped
+
+    _reference.replace(gradients, "_root_grads", _swapped)
+
+
 @mutant("JAC-15")
 def reference_backward_gradient_named_grad_tensors():
     """Tensor.backward names its gradient argument grad_tensors, as autograd.backward does, so

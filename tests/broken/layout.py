@@ -56,6 +56,24 @@ def reference_accumulation_out_of_place():
     _reference.replace(graph, "accumulate_into", _out_of_place)
 
 
+@mutant("ACC-3")
+def reference_accumulation_out_of_place_from_the_third_pass():
+    """The first two passes add into .grad in place; from the third on, a pass replaces .grad with
+    a new tensor holding the sum, so a reference to the earlier .grad stops following it."""
+    passes = _reference.call_counter()
+
+    def _out_of_place(accumulate_into):
+        def accumulate(tensor, grad):
+            current = tensor._grad
+            if passes(tensor) >= 3 and current is not None and not isinstance(grad, graph.Tensor):
+                tensor._grad = graph.make(current._array + grad)
+            else:
+                accumulate_into(tensor, grad)
+        return accumulate
+
+    _reference.replace(graph, "accumulate_into", _out_of_place)
+
+
 @mutant("ACC-5")
 def reference_first_grad_not_copied():
     """The first gradient that reaches a leaf is stored as it arrived, without a copy: backward on
@@ -125,6 +143,22 @@ def reference_grad_dtype_ignored_by_backward():
     """grad_dtype reads and checks assignments as torch does, but backward accumulates in the
     leaf's own dtype: a leaf whose grad_dtype was set gets a .grad of its dtype."""
     Tensor._cast_grad_to = property(lambda self: None)
+
+
+@mutant("BC-6")
+def reference_grad_dtype_lost_from_the_third_pass():
+    """A leaf whose grad_dtype is set gets its .grad in that dtype and adds the second pass into
+    it; from the third pass on the sum is rebuilt in the leaf's own dtype."""
+    passes = _reference.call_counter()
+
+    def _recast(accumulate_into):
+        def accumulate(tensor, grad):
+            accumulate_into(tensor, grad)
+            if passes(tensor) >= 3 and tensor._cast_grad_to is not None:
+                tensor._grad = graph.make(tensor._grad._array.astype(tensor._array.dtype))
+        return accumulate
+
+    _reference.replace(graph, "accumulate_into", _recast)
 
 
 @mutant("ACC-12")

@@ -228,6 +228,22 @@ def reference_retained_grad_overwritten():
     _reference.replace(walk, "_store_retained", _overwriting)
 
 
+@mutant("LEAF-10")
+def reference_retained_grad_overwritten_from_the_third_pass():
+    """A retained non-leaf's .grad sums the first two passes, and each later pass replaces it by
+    that pass's gradient alone."""
+    passes = _reference.call_counter()
+
+    def _overwriting(store_retained):
+        def store(tensor, grad):
+            if passes(tensor) >= 3:
+                tensor._grad = None
+            store_retained(tensor, grad)
+        return store
+
+    _reference.replace(walk, "_store_retained", _overwriting)
+
+
 @mutant("LEAF-11")
 def reference_grads_require_grad():
     """The gradient a leaf accumulates is stored as a tensor that requires grad, as if every
@@ -256,6 +272,29 @@ def reference_non_leaf_input_grad_replaced():
                     t._grad = None
                 accumulate(grad)
             return replace
+        return accumulator
+
+    _reference.replace(gradients, "_accumulator_of", _replacing)
+
+
+@mutant("LEAF-12")
+def reference_non_leaf_input_grad_replaced_from_the_third_pass():
+    """backward(inputs=[h]) adds into a non-leaf h's .grad on the first two passes, and each later
+    pass replaces it by that pass's gradient alone."""
+    passes = _reference.call_counter()
+
+    def _replacing(accumulator_of):
+        def accumulator(tensors):
+            accumulate = accumulator_of(tensors)
+            if tensors[0].grad_fn is None:
+                return accumulate
+
+            def replace_from_the_third(grad):
+                for t in tensors:
+                    if passes(t) >= 3:
+                        t._grad = None
+                accumulate(grad)
+            return replace_from_the_third
         return accumulator
 
     _reference.replace(gradients, "_accumulator_of", _replacing)

@@ -25,6 +25,27 @@ def torch_params_not_requiring_grad():
     return {"Linear": Linear, "nn": nn}
 
 
+@mutant("MOD-1")
+def torch_sequential_lists_later_layers_first():
+    """A Sequential lists the parameters of its first two submodules that have any in order, and
+    those of each later one before them all (inserted at the front from the third on): only three
+    or more layers with parameters show it."""
+    class Sequential(torch.nn.Sequential):
+        def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+            if not recurse:
+                return super().named_parameters(prefix, recurse, remove_duplicate)
+            groups = []
+            for name, child in self.named_children():
+                group = list(child.named_parameters(f"{prefix}.{name}" if prefix else name,
+                                                    recurse, remove_duplicate))
+                if group:
+                    groups.insert(len(groups) if len(groups) < 2 else 0, group)
+            return iter([each for group in groups for each in group])
+
+    nn = Namespace(torch.nn, Sequential=Sequential)
+    return {"nn": nn}
+
+
 @mutant("MOD-3")
 def torch_module_no_grad_for_plain_input():
     """nn.Linear runs its forward under no_grad when its input does not require grad (an "inference

@@ -1,6 +1,7 @@
 """Mutants of the catalog's chapter 'requires_grad' (suites/test_requires_grad.py): requires_grad
 rules and propagation."""
 
+import inspect
 import re
 
 import torch
@@ -9,7 +10,7 @@ from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor
 from tests.broken import _reference, _torch
-from tests.broken.registry import mutant
+from tests.broken.registry import Namespace, mutant
 
 
 @mutant("REQ-1")
@@ -193,3 +194,27 @@ def reference_root_index_unnamed():
         return edges
 
     _reference.replace(gradients, "_root_edges", _first_named)
+
+
+@mutant("REQ-11")
+def torch_constant_roots_past_the_second_dropped():
+    """autograd.backward and autograd.grad check the first two roots; a later one that does not
+    require grad is silently left out instead of raising 'element i of tensors does not require
+    grad'."""
+    def _checking_two(function, roots, grads):
+        signature = inspect.signature(function)
+
+        def checked(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            listed = bound.arguments[roots]
+            if isinstance(listed, (list, tuple)) and bound.arguments.get(grads) is None:
+                bound.arguments[roots] = [t for i, t in enumerate(listed)
+                                          if i < 2 or t.requires_grad]
+            return function(*bound.args, **bound.kwargs)
+        return checked
+
+    autograd = Namespace(
+        torch.autograd,
+        backward=_checking_two(torch.autograd.backward, "tensors", "grad_tensors"),
+        grad=_checking_two(torch.autograd.grad, "outputs", "grad_outputs"))
+    return {"autograd": autograd}

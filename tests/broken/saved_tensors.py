@@ -8,6 +8,7 @@ import autograd_conformance.reference.autograd.graph as autograd_graph
 from autograd_conformance.reference import graph, hooks
 from autograd_conformance.reference.hooks import saved_tensor_hooks
 from autograd_conformance.reference.ops import arithmetic
+from tests.broken import _reference
 from tests.broken.registry import mutant
 
 
@@ -43,6 +44,54 @@ def reference_saved_hooks_unpack_skipped():
     graph.Packed.unpacked = lambda self: self.tensor
 
 
+@mutant("SAV-1", "SAV-7")
+def reference_one_node_packs_a_tensor_once():
+    """A node packs each tensor object it saves once: saving it again (x * x, or
+    ctx.save_for_backward(a, a)) reuses what pack returned the first time, so pack runs once for
+    it, though unpack still runs once per save."""
+    _save = graph.Node.save
+
+    def _packing_once(self, *values):
+        hooks = saved_tensor_hooks.current()
+        if hooks is None:
+            return _save(self, *values)
+        pack, unpack = hooks
+        first = {}
+
+        def pack_once(tensor):
+            if id(tensor) not in first:
+                first[id(tensor)] = pack(tensor)
+            return first[id(tensor)]
+
+        saved_tensor_hooks.stack.append((pack_once, unpack))
+        try:
+            return _save(self, *values)
+        finally:
+            saved_tensor_hooks.stack.pop()
+
+    graph.Node.save = _packing_once
+
+
+@mutant("SAV-2")
+def reference_unpacked_kept_from_the_second_pass():
+    """A saved tensor unpacked a second time (by a second pass through a retained graph) keeps
+    what unpack returned in place of what pack returned: from the third pass on unpack gets that
+    tensor instead."""
+    _unpacked = graph.Packed.unpacked
+    unpacks = _reference.call_counter()
+
+    def _kept_after_two(self):
+        if unpacks(self) != 2:
+            return _unpacked(self)
+        unpack, returned = self.unpack, []
+        self.unpack = lambda packed: returned.append(unpack(packed)) or returned[-1]
+        alias = _unpacked(self)
+        self.packed, self.unpack = returned[0], unpack
+        return alias
+
+    graph.Packed.unpacked = _kept_after_two
+
+
 @mutant("SAV-3")
 def reference_saved_hooks_unpack_result_ignored():
     """The unpack hook is called, but backward computes with the tensor as it was saved, not with
@@ -60,6 +109,25 @@ def reference_saved_hooks_unpack_result_ignored():
 def reference_saved_hooks_outermost_wins():
     """With nested saved_tensors_hooks the outermost pair is used, not the innermost."""
     hooks.SavedTensorHooks.current = lambda self: self.stack[0] if self.stack else None
+
+
+@mutant("SAV-4")
+def reference_saved_hooks_stack_holds_two():
+    """The stack of open hook pairs holds two: opening a third context forgets the outermost,
+    so once the inner two close no hooks apply inside it."""
+    _enter = autograd_graph.saved_tensors_hooks.__enter__
+
+    def _enter_forgetting(self):
+        entered = _enter(self)
+        del saved_tensor_hooks.stack[:-2]
+        return entered
+
+    def _exit(self, *exc_info):
+        if saved_tensor_hooks.stack:
+            saved_tensor_hooks.stack.pop()
+
+    autograd_graph.saved_tensors_hooks.__enter__ = _enter_forgetting
+    autograd_graph.saved_tensors_hooks.__exit__ = _exit
 
 
 @mutant("SAV-5")
@@ -131,7 +199,6 @@ def reference_unpacked_tensors_detached():
 def reference_pack_hooks_may_modify_their_input():
     """A pack hook may change the tensor it packs in place: nothing checks its version."""
     from autograd_conformance.reference import saved
-    from tests.broken import _reference
     _reference.replace(saved, "pack_checked", lambda checked: lambda pack, tensor: pack(tensor))
 
 

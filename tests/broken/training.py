@@ -41,6 +41,25 @@ def torch_step_zeroes_grads():
     return {"SGD": SGD, "Adam": Adam, "optim": optim}
 
 
+@mutant("OPT-2")
+def torch_step_zeroes_grads_every_second_step():
+    """SGD.step() zeroes the gradients after every second step (a window of two accumulated
+    steps), so the gradients of two backward passes add up into one update but a third pass
+    starts again from its own gradient."""
+    class SGD(torch.optim.SGD):
+        steps = 0
+
+        def step(self, closure=None):
+            result = super().step(closure)
+            self.steps += 1
+            if self.steps % 2 == 0:
+                self.zero_grad()
+            return result
+
+    optim = Namespace(torch.optim, SGD=SGD)
+    return {"SGD": SGD, "optim": optim}
+
+
 @mutant("OPT-3")
 def torch_zero_grad_always_none():
     """zero_grad(set_to_none=False) on optimizers and modules still sets grads to None (the

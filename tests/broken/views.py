@@ -147,6 +147,33 @@ def reference_views_follow_own_writes_only():
     inplace._rebase = _rebase_and_follow
 
 
+@mutant("VIEW-10")
+def reference_writes_reach_the_parent_view_only():
+    """A write through a view of a view tells its parent view that the storage changed, not the
+    views further up the chain: in a chain of three or more views, a write through the last leaves
+    the first (and any before the parent) with its old grad_fn, so gradients through it miss the
+    change."""
+    class ChainedView(views.View):
+        __slots__ = ("parent",)
+
+        def __init__(self, positions, version, parent=None):
+            super().__init__(positions, version, parent)
+            self.parent = parent
+
+    _rebase = inplace._rebase
+
+    def _rebase_telling_the_parent(a, node):
+        _rebase(a, node)
+        parent = a._view.parent if node is not None and a._view is not None else None
+        ancestor = parent.parent if parent is not None else None
+        while ancestor is not None:   # up to date as far as it knows: it will not follow the base
+            ancestor.version = a._counter.value
+            ancestor = ancestor.parent
+
+    views.View = ChainedView
+    inplace._rebase = _rebase_telling_the_parent
+
+
 @mutant("VIEW-11")
 def reference_as_strided_named_generically():
     """The node of a view re-read from its base is named AsStridedBackward, without torch's 0."""

@@ -3,7 +3,9 @@
 The broken engines in tests/broken are bugs someone thought of. This tool generates them: small
 AST changes at one site each (`operators`: a flipped sign, a dropped term, swapped operands, a
 missing transpose or broadcast reduction, a float32 round trip, an accumulation that overwrites,
-...) in the reference engine's backward formulas (reference/ops) and gradient plumbing (graph.py,
+..., and in the plumbing's loops an iteration reversed, cut short, swapped, deduplicated, a pack
+made once per tensor: `targets._iterations` judges which of these each loop can show) in the
+reference engine's backward formulas (reference/ops) and gradient plumbing (graph.py,
 walk.py, autograd/gradients.py, forward mode, hooks: `targets`). Each mutant runs the suites in a
 process of its own, forked from one pytest session that collected them once (`runner.Child`),
 where it replaces the one mutated function of the reference engine (`mutants.install`):

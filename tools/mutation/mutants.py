@@ -158,7 +158,8 @@ def _compile(module, owner, source: str, line: int):
 
 def _rebind(original, mutated) -> None:
     """Every reference module's name for `original`, aliases (`backward as _backward`) and class
-    attributes included, now names `mutated`."""
+    attributes included, now names `mutated`; so does a class's property whose getter it is
+    (Tensor.real is property(ops.real))."""
     for module_name, module in list(sys.modules.items()):
         if module is None or not (module_name == PACKAGE or module_name.startswith(PACKAGE + ".")):
             continue
@@ -169,3 +170,5 @@ def _rebind(original, mutated) -> None:
                 for name, member in list(vars(value).items()):
                     if member is original:
                         setattr(value, name, mutated)
+                    elif isinstance(member, property) and member.fget is original:
+                        setattr(value, name, property(mutated, member.fset, member.fdel))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ast
 
+from tools.mutation.targets import CHECKED, ORDERED
+
 _NON_COMMUTATIVE = (ast.Sub, ast.Div, ast.MatMult, ast.Pow, ast.FloorDiv, ast.Mod)
 _FLIPPED = {ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Lt: ast.LtE, ast.LtE: ast.Lt}
 _NEGATED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
@@ -152,9 +154,22 @@ def float32(site):
         yield lambda n: ast.Call(ast.parse(_F32, mode="eval").body, [n], [])
 
 
+# The plumbing operators' helpers, expressions too: the elements of an iterable unique by the
+# identity of `key(element)` (None and numbers, which Python shares, never dropped), in order, the
+# first of each kept; the first two of a list swapped.
+_UNIQUE = ("(lambda it, key=lambda v: v: (lambda xs: [v for i, v in enumerate(xs) "
+           "if isinstance(key(v), (type(None), bool, int, float, complex, str)) "
+           "or not any(key(w) is key(v) for w in xs[:i])])(list(it)))")
+_SWAP = "(lambda xs: xs[1::-1] + xs[2:])"
+_SHOWN = {_F32: "f32", _UNIQUE: "unique", _SWAP: "swap_first_two"}
+
+
 def readable(node: ast.AST) -> str:
-    """The node's code, the float32 round trip's lambda shown as `f32`."""
-    return ast.unparse(node).replace(f"({ast.unparse(ast.parse(_F32, mode='eval'))})(", "f32(")
+    """The node's code, the helpers' lambdas shown by name (`f32`, `unique`, `swap_first_two`)."""
+    code = ast.unparse(node)
+    for helper, name in _SHOWN.items():
+        code = code.replace(f"({ast.unparse(ast.parse(helper, mode='eval'))})(", f"{name}(")
+    return code
 
 
 def accumulate_to_assign(site):
@@ -217,7 +232,80 @@ def delete_statement(site):
             yield lambda n: ast.Pass()
 
 
+def _call(function: str, *args: ast.AST) -> ast.Call:
+    return ast.Call(ast.parse(function, mode="eval").body, list(args), [])
+
+
+def _listed(node: ast.AST) -> ast.Call:
+    return _call("list", node)
+
+
+def reverse_order(site):
+    """for x in xs -> for x in reversed(list(xs)), in comprehensions too: hooks run, values
+    saved, outputs or inputs handled last to first."""
+    if site.iterated == ORDERED:
+        yield lambda n: _call("reversed", _listed(n))
+
+
+def first_only(site):
+    """xs -> list(xs)[:1]: only the first hook, saved value, root or output handled."""
+    if site.iterated:
+        yield lambda n: ast.Subscript(_listed(n), ast.Slice(None, ast.Constant(1)), ast.Load())
+
+
+def drop_last(site):
+    """xs -> list(xs)[:-1]: a loop stopped one early, its last element never handled."""
+    if site.iterated:
+        yield lambda n: ast.Subscript(_listed(n), ast.Slice(None, ast.Constant(-1)), ast.Load())
+
+
+def swap_first_two(site):
+    """for x in xs: the first two elements of xs swapped (where it has two), the rest in order:
+    the first two hooks run in each other's place. Loops only: in a comprehension that builds a
+    list by position it is reverse_order's misplacement again."""
+    if site.iterated == ORDERED and site.loop:
+        yield lambda n: _call(_SWAP, _listed(n))
+
+
+def dedupe(site):
+    """xs -> its elements unique by identity, in order: a tensor used twice (x * x, an input or
+    root listed twice) or a hook registered twice handled once. In zip(xs, ...) and enumerate(xs)
+    the elements of xs are compared. A loop that calls each element (the hook loops) then calls
+    it once per distinct hook: this is the call once per unique bug of those loops."""
+    if site.iterated and site.iterated != CHECKED and site.key is not None:
+        yield lambda n: _call(_UNIQUE, n, *([_key(site.key)] if site.key else []))
+
+
+def _key(path: tuple) -> ast.Lambda:
+    """lambda v: v[i][j]... for path (i, j, ...)."""
+    element = "v" + "".join(f"[{i}]" for i in path)
+    return ast.parse(f"lambda v: {element}", mode="eval").body
+
+
+def pack_once(site):
+    """A comprehension that packs each saved tensor (`Packed(hooks, value) for value in values`)
+    packs once per distinct tensor and reuses the result: x * x packs x once for both slots (the
+    call once per unique bug where a loop's element is an argument, not the callee)."""
+    if site.packs:
+        yield _memoized
+
+
+def _memoized(n):
+    """(f(v) for v in xs) -> (memo[id(v)] if id(v) in memo else memo.setdefault(id(v), f(v))
+    for memo in [{}] for v in xs)."""
+    name = n.generators[0].target.id
+    key = f"id({name})"
+    element = ast.parse(f"_memo[{key}] if {key} in _memo else _memo.setdefault({key}, None)",
+                        mode="eval").body
+    element.orelse.args[1] = n.elt
+    memo = ast.comprehension(ast.Name("_memo", ast.Store()), ast.parse("[{}]", mode="eval").body,
+                             [], 0)
+    return type(n)(element, [memo, *n.generators])
+
+
 OPERATORS = (sign_flip, drop_term, drop_factor, swap_operands, remove_transpose, reduction_axis,
              skip_sum_to, skip_helper, off_by_one, float32, accumulate_to_assign, comparison_flip,
-             negate_condition, constant_change, delete_statement)
+             negate_condition, constant_change, delete_statement,
+             # the plumbing operators: loops that iterate wrongly
+             reverse_order, first_only, drop_last, swap_first_two, dedupe, pack_once)
 

@@ -4,6 +4,7 @@ wrong graph (`targets`), and the nodes of their bodies that an operator may chan
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,6 +197,11 @@ class Site:
     returned: bool     # a gradient the function returns (an ops/ target's return value)
     array: bool        # a returned or stored gradient that may be an array (float32 applies)
     index: bool        # an integer constant that indexes: `x[0]`, `self.needs_grad(1)`
+    iterated: str | None = None  # what iterating it decides (`_iterations`)
+    loop: bool = False  # the iterable of a `for` statement (not of a comprehension)
+    key: tuple | None = ()  # where an element's identity is: (1,) in enumerate(xs), (0,) in
+    #                         zip(xs, ys); None: no element is another's (`_identity`)
+    packs: bool = False  # a comprehension that packs each of its elements (`_packing`)
 
 
 def _skipped(node: ast.AST) -> bool:
@@ -320,6 +326,10 @@ def sites(target: Target):
     returned, tensors = _returned(target.node) if target.area == "ops" else (set(), set())
     arrays = (returned - tensors) | (_stored(target.node) if target.area == "plumbing" else set())
     indices = _indices(target.node)
+    iterated = _iterations(target) if target.area == "plumbing" else {}
+    packing = _packing(target.node) if target.area == "plumbing" else set()
+    fresh = _fresh(target.node)
+    loops = {id(node.iter) for node in ast.walk(target.node) if isinstance(node, ast.For)}
     rules = {id(rule.body) for rule in _rules(target.node)} if target.area == "forward" else set()
     returned |= rules
     arrays |= rules
@@ -329,10 +339,214 @@ def sites(target: Target):
             return
         inside = inside or id(node) in rules
         if inside:
-            yield Site(node, path, id(node) in returned, id(node) in arrays, id(node) in indices)
+            yield Site(node, path, id(node) in returned, id(node) in arrays, id(node) in indices,
+                       iterated.get(id(node)), id(node) in loops, _identity(node, fresh),
+                       id(node) in packing)
         for step, child in _children(node):
             yield from visit(child, path + (step,), inside)
 
     for step, stmt in _body(target.node):
         yield from visit(stmt, (step,))
 
+
+
+# ----- iterations: the loops and comprehensions of the plumbing (the plumbing operators) ---------
+ORDERED = "ordered"      # order and multiplicity matter: hooks, saved values, outputs in order
+UNORDERED = "unordered"  # each element counts, their order does not
+CHECKED = "checked"      # only whether every element passes: a validation, any(), a set
+_ONLY_WHETHER = ("any", "all", "set", "frozenset", "min", "max", "sorted")
+_ONLY_HOW_MANY = ("sum",)
+# The files whose loops the plumbing operators change: the walk, hooks, saved tensors, custom
+# Functions, the functional API and forward mode.
+ITERATION_FILES = ("walk.py", "graph.py", "saved.py", "hooks.py", "node_hooks.py",
+                   "module_hooks.py", "autograd/function.py", "autograd/gradients.py",
+                   "autograd/forward_jacobian.py", "dual.py", "autograd/forward_ad.py")
+# Iterables whose iteration decides less than their code shows, (file, qualname, iterable) ->
+# (kind, why); None: left alone.
+_JUDGED = {
+    ("walk.py", "_count_dependents", "stack.pop().next_functions"): (
+        UNORDERED, "edges are counted"),
+    ("walk.py", "_leading_to", "roots"): (
+        UNORDERED, "a post-order walk of a DAG marks the same needed nodes from any root order"),
+    ("walk.py", "_leading_to", "children"): (
+        None, "an iterator the walk resumes: listing it in full would end the node's walk"),
+    ("walk.py", "run_backward", "zip(roots, grads)"): (
+        UNORDERED, "the roots' gradients are summed per node, the ready heap orders the nodes"),
+    ("saved.py", "_SavedMutation.before_write", "list(self.nodes or ())"): (
+        UNORDERED, "a WeakSet: no order"),
+    ("saved.py", "_keep_copies", "enumerate(saved)"): (
+        UNORDERED, "each slot is replaced at its own index"),
+    ("autograd/gradients.py", "backward", "inputs"): (
+        CHECKED, "grouped into a dict of lookups, by node and tensor id: repeats are one entry"),
+    ("autograd/gradients.py", "backward", "by_node.items()"): (
+        CHECKED, "a dict of lookups by node, one entry per node"),
+    ("autograd/gradients.py", "grad", "edges"): (
+        CHECKED, "a dict of lookups by node, one entry per node"),
+    ("autograd/function.py", "_attach",
+     "[out for out in tensors if any((out is s for s in saved))]"): (
+        CHECKED, "`_saved_outputs` is only searched (`produced`)"),
+    ("module_hooks.py", "_through_node", "enumerate(zip(positions, tensors))"): (
+        UNORDERED, "each tensor is wrapped at its own position"),
+    ("module_hooks.py", "_spread", "zip(positions, grads)"): (
+        UNORDERED, "each gradient is put at its own position"),
+    ("autograd/forward_jacobian.py", "jacobian", "enumerate(inputs)"): (
+        UNORDERED, "each input's columns go to their own list"),
+    ("autograd/forward_jacobian.py", "jacobian", "enumerate(tangents)"): (
+        UNORDERED, "each output's columns go to their own list"),
+}
+
+
+def _iterations(target: Target) -> dict[int, str]:
+    """ids of the iterables of the target's `for` loops and comprehensions, with what their
+    iteration decides: CHECKED for a validation loop or a comprehension that any(), all() or a set
+    consumes, UNORDERED where only their elements count (`_ORDER_FREE`, sum(), a comprehension
+    that uses no element), else ORDERED. Left out: range(...) and literals (the index mutants of
+    off_by_one already change them, and fixed pairs have no meaningful order), `_NOT_ITERATED`."""
+    if target.file not in ITERATION_FILES:
+        return {}
+    found, consumers = {}, _consumers(target.node)
+    for node in ast.walk(target.node):
+        if isinstance(node, ast.For):
+            checks = _only_checks(node.body, _bound(node.target)) \
+                and not _carried(node, target.node)
+            kind = CHECKED if checks else ORDERED
+            found[id(node.iter)] = _kind(target, node.iter, node, kind)
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            kind = CHECKED if isinstance(node, ast.SetComp) else consumers.get(id(node), ORDERED)
+            for generator in node.generators:
+                used = kind if _uses_target(node, generator) else UNORDERED
+                found[id(generator.iter)] = _kind(target, generator.iter, node, used)
+    for local, comprehension in _locals(target.node).items():  # `saved = [...]` searched only
+        reads = [id(n) for n in ast.walk(target.node) if isinstance(n, ast.Name)
+                 and n.id == local and isinstance(n.ctx, ast.Load)]
+        if reads and all(found.get(read) == CHECKED for read in reads):
+            for generator in comprehension.generators:
+                found[id(generator.iter)] = found[id(generator.iter)] and CHECKED
+    return {key: kind for key, kind in found.items() if kind}
+
+
+def _kind(target: Target, iterable: ast.AST, loop: ast.AST, kind: str) -> str | None:
+    """The kind of an iteration, as `_JUDGED` names it by its iterable's code or, where that is
+    ambiguous, its comprehension's."""
+    if _called(iterable) == "range" \
+            or isinstance(iterable, (ast.Tuple, ast.List, ast.Set, ast.Dict, ast.Constant)):
+        return None
+    judged = [_JUDGED[where] for where in ((target.file, target.qualname, ast.unparse(iterable)),
+                                           (target.file, target.qualname, ast.unparse(loop)))
+              if where in _JUDGED]
+    if judged:
+        judged = judged[0][0]
+        return judged and (CHECKED if CHECKED in (kind, judged) else judged)
+    return kind
+
+
+def _locals(func: ast.FunctionDef) -> dict[str, ast.AST]:
+    """The locals assigned a comprehension once (`saved = [... for value in ctx._saved]`)."""
+    assigned = [node for node in ast.walk(func) if isinstance(node, ast.Assign)
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)]
+    names = Counter(node.targets[0].id for node in assigned)
+    return {node.targets[0].id: node.value for node in assigned if names[node.targets[0].id] == 1
+            and isinstance(node.value, (ast.ListComp, ast.GeneratorExp))}
+
+
+def _consumers(func: ast.FunctionDef) -> dict[int, str]:
+    """ids of the comprehensions that any(), all(), set(), sum(), ... consume, with the kind of
+    iteration that leaves them."""
+    found = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and len(node.args) == 1 and _called(node) in \
+                _ONLY_WHETHER + _ONLY_HOW_MANY:
+            found[id(node.args[0])] = CHECKED if _called(node) in _ONLY_WHETHER else UNORDERED
+    return found
+
+
+def _bound(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _uses_target(comprehension: ast.AST, generator: ast.comprehension) -> bool:
+    """Whether the comprehension reads a name its generator binds (`[[] for _ in xs]` does not:
+    only the number of elements counts)."""
+    bound = _bound(generator.target)
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in bound
+               for n in ast.walk(comprehension))
+
+
+def _only_checks(body: list, bound: set[str]) -> bool:
+    """A loop body that only raises, returns a constant or skips (a validation, an any()), after
+    assignments to locals, and never calls an element (`bound`, the loop's names: a hook): that
+    every element passes is all that counts, not their order or number."""
+    for stmt in body:
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in bound
+               for n in ast.walk(stmt.test if isinstance(stmt, ast.If) else stmt)):
+            return False
+        if isinstance(stmt, ast.If):
+            if not (_only_checks(stmt.body, bound) and _only_checks(stmt.orelse, bound)):
+                return False
+        elif isinstance(stmt, ast.Return):
+            if not isinstance(stmt.value, ast.Constant):
+                return False
+        elif isinstance(stmt, ast.Assign):
+            if not all(isinstance(t, ast.Name) for t in stmt.targets):
+                return False
+        elif not isinstance(stmt, (ast.Raise, ast.Continue, ast.Break, ast.Pass)):
+            return False
+    return True
+
+
+def _carried(loop: ast.For, func: ast.FunctionDef) -> bool:
+    """Whether a name the loop's body assigns is read after the loop or, in the body, above its
+    assignment (`grads = hook(grads)`): a value carried from element to element or out."""
+    assigned = {}
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                assigned.setdefault(node.id, node.lineno)
+    inside = {id(node) for node in ast.walk(loop)}
+    return any(isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in assigned
+               and (id(node) not in inside or node.lineno < assigned[node.id])
+               for node in ast.walk(func))
+
+
+def _identity(iterable: ast.AST, fresh: set[str]) -> tuple | None:
+    """Where an element's identity is, as dedupe compares them: the element itself, its value in
+    enumerate(xs) (1), the first sequence's in zip(xs, ...) (0), nested; None where the elements
+    are tuples or lists the function built (`_fresh`), never one object twice."""
+    if _called(iterable) == "enumerate" and iterable.args:
+        inner = _identity(iterable.args[0], fresh)
+        return None if inner is None else (1,) + inner
+    if _called(iterable) == "zip" and iterable.args:
+        inner = _identity(iterable.args[0], fresh)
+        return None if inner is None else (0,) + inner
+    return None if isinstance(iterable, ast.Name) and iterable.id in fresh else ()
+
+
+def _fresh(func: ast.FunctionDef) -> set[str]:
+    """The locals only ever assigned a comprehension of new tuples or lists."""
+    values = {}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            for name in node.targets:
+                if isinstance(name, ast.Name):
+                    values.setdefault(name.id, []).append(node.value)
+    built = (ast.Tuple, ast.List, ast.ListComp)
+    return {name for name, assigned in values.items()
+            if all(isinstance(v, (ast.ListComp, ast.GeneratorExp)) and isinstance(v.elt, built)
+                   for v in assigned)}
+
+
+_PACK_CALLS = ("Packed", "pack_checked")  # calls that pack a saved tensor
+
+
+def _packing(func: ast.FunctionDef) -> set[int]:
+    """ids of the comprehensions of one generator whose element packs its element (`Packed(hooks,
+    value) ... for value in values`): the pack once per tensor mutant's sites."""
+    found = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1 \
+                and isinstance(node.generators[0].target, ast.Name):
+            name = node.generators[0].target.id
+            if any(_called(call) in _PACK_CALLS and any(ast.unparse(a) == name for a in call.args)
+                   for call in ast.walk(node.elt)):
+                found.add(id(node))
+    return found
