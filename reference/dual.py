@@ -76,7 +76,9 @@ def jvp(out, inputs, *rules):
     shape = out._array.shape
     total = sum(np.broadcast_to(rule(t), shape) for rule, t in given)
     dtype = np.result_type(out._array.dtype, *(t.dtype for _, t in given))
-    if not np.iscomplexobj(total):  # a real part of complex tangents (.real, .imag, abs) is real
+    # a real result's tangent is real, also from complex ones (.real, .imag, abs); a complex
+    # result's is complex, also from real ones (torch.complex(x, y) with only x dual)
+    if not np.iscomplexobj(total) and out._array.dtype.kind == "f":
         dtype = np.empty(0, dtype).real.dtype
     set_tangent(out, make(np.array(total, dtype=dtype)))  # a copy: shares no memory
     return out

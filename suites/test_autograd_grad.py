@@ -40,11 +40,18 @@ def _check_returned(script, program, leaves, expected, oracle="analytic") -> Non
 def test_autograd_grad_returns_gradients_without_touching_grad(engine, data):
     """autograd.grad(out, inputs) returns a tuple with one gradient per input, in the order of
     the inputs (one to four leaves in a drawn order; fresh ones feed the output where it has too
-    few: Program.fed_by), the analytic ones, and leaves every .grad None."""
-    count = data.draw(counts(FUNCTION_INPUTS), label="number of inputs")
-    program = data.draw(programs(engine), label="program").fed_by(count)
-    leaves = data.draw(st.lists(st.sampled_from(program.grad_leaves()), min_size=count,
-                                max_size=count, unique_by=lambda leaf: leaf.name), label="inputs")
+    few: Program.fed_by; maybe one of them listed again, which gets its gradient again), the
+    analytic ones, and leaves every .grad None."""
+    distinct = data.draw(counts(FUNCTION_INPUTS), label="number of inputs")
+    program = data.draw(programs(engine), label="program").fed_by(distinct)
+    leaves = data.draw(st.lists(st.sampled_from(program.grad_leaves()), min_size=distinct,
+                                max_size=distinct, unique_by=lambda leaf: leaf.name),
+                       label="inputs")
+    if data.draw(st.booleans(), label="a leaf listed twice"):
+        again = data.draw(st.sampled_from(leaves), label="listed again")
+        leaves.insert(data.draw(st.integers(0, distinct), label="at"), again)
+    count = len(leaves)
+    event(f"a leaf listed twice: {count > distinct}")
     expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
@@ -271,11 +278,13 @@ def test_backward_inputs_off_the_graph_keep_grad_none(engine, data, off):
 
 @behaviour("GRAD-13")
 @needs("autograd_grad", "gradient_edge")
-@given(data=st.data())
-def test_gradient_edges_stand_for_their_tensors(engine, data):
+@given(data=st.data(), materialize=st.booleans())
+def test_gradient_edges_stand_for_their_tensors(engine, data, materialize):
     """autograd.grad(out, inputs) with some inputs given as the gradient edge of a tensor t
     (torch.autograd.graph.get_gradient_edge(t), for a leaf or an intermediate t) returns for each
-    the gradient with respect to t, the analytic one."""
+    the gradient with respect to t, the analytic one, with materialize_grads=True too; that
+    raises RuntimeError only where an edge's tensor is unused (an edge gives no tensor to make
+    zeros like), here that of a leaf z added at a drawn position."""
     program = data.draw(programs(engine, candidates=recorded_nodes), label="program")
     candidates = [leaf.name for leaf in program.grad_leaves()] + recorded_nodes(program)
     names = data.draw(st.lists(st.sampled_from(candidates), min_size=1, unique=True),
@@ -287,8 +296,15 @@ def test_gradient_edges_stand_for_their_tensors(engine, data):
     expected = analytic_grads(program, wrt=names)
     script = Script(engine)
     script.build(program)
-    script.run("edge = torch.autograd.graph.get_gradient_edge",
-               f"grads = torch.autograd.grad(out, [{', '.join(inputs)}])")
+    script.run("edge = torch.autograd.graph.get_gradient_edge")
+    if materialize:
+        position = data.draw(st.integers(0, len(inputs)), label="position of edge(z)")
+        unused = inputs[:position] + ["edge(z)"] + inputs[position:]
+        script.run("z = torch.ones(2, requires_grad=True)")
+        script.raises(f"torch.autograd.grad(out, [{', '.join(unused)}], materialize_grads=True, "
+                      "retain_graph=True)")
+    script.run(f"grads = torch.autograd.grad(out, [{', '.join(inputs)}]"
+               f"{', materialize_grads=True' if materialize else ''})")
     for index, name in enumerate(names):
         script.check_close(f"grads[{index}]", expected[name], dtype=program.dtype,
                            oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)

@@ -30,6 +30,16 @@ COPY = "None if g is None else to_numpy(g).copy()"  # what a hook keeps of a gra
 CHAIN_FACTORS = (2.0, -3.0, 10.0, -0.5, 4.0)
 
 
+def _registrations(data, hooks):
+    """For each of `hooks` registrations, the index of the hook function it registers: a new one
+    (the next index) or one registered before, which torch then runs once more."""
+    picks = []
+    for _ in range(hooks):
+        fresh = len(set(picks))
+        picks.append(fresh - data.draw(st.integers(0, fresh), label="hook: steps back from a new one"))
+    return picks
+
+
 def _recorded(engine, data, candidates=recorded_nodes):
     """A program and one of its `candidates` (default: a recorded node, the output included)."""
     program = data.draw(programs(engine, candidates=candidates), label="program")
@@ -37,32 +47,35 @@ def _recorded(engine, data, candidates=recorded_nodes):
 
 
 # ----- after accumulation ---------------------------------------------------------------------
-def _recording_post_accumulate_hooks(leaf, hooks=1):
-    """`calls`: for each call of one of `hooks` post-accumulate hooks on `leaf`, in the order they
-    ran, which hook it was, whether it got the leaf itself, a copy of its .grad then, and whether
-    an op on the leaf was recorded in the hook."""
+def _recording_post_accumulate_hooks(leaf, registrations=(0,)):
+    """`calls`: for each call of a post-accumulate hook on `leaf`, in the order they ran, which
+    hook it was, whether it got the leaf itself, a copy of its .grad then, and whether an op on
+    the leaf was recorded in the hook. Hook i is registered where `registrations` holds i."""
     return ["calls = []",
             "def after(i):",
             f"    return lambda t: calls.append((i, t is {leaf}, to_numpy(t.grad).copy(), (t * 1.0).requires_grad))",
-            *[f"{leaf}.register_post_accumulate_grad_hook(after({i}))" for i in range(hooks)]]
+            f"hooks = [after(i) for i in range({max(registrations) + 1})]",
+            *[f"{leaf}.register_post_accumulate_grad_hook(hooks[{i}])" for i in registrations]]
 
 
 @behaviour("HOOK-9")
 @needs("post_accumulate_hooks")
 @given(data=st.data(), hooks=counts(HOOKS_PER_TENSOR), passes=counts(BACKWARD_PASSES))
 def test_post_accumulate_hooks_run_after_each_accumulation(engine, data, hooks, passes):
-    """Each of the leaf's hooks gets the leaf itself once per backward, in registration order,
-    after the pass's gradient was added to .grad (pass k sees k * the gradient), with grad mode
-    off: an op on the leaf is not recorded."""
+    """Each of the leaf's hooks gets the leaf itself once per backward and registration, in
+    registration order (a function registered twice runs twice), after the pass's gradient was
+    added to .grad (pass k sees k * the gradient), with grad mode off: an op on the leaf is not
+    recorded."""
     program = data.draw(programs(engine), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf").name
+    registrations = _registrations(data, hooks)
     script = Script(engine)
     script.build(program)
-    script.run(*_recording_post_accumulate_hooks(leaf, hooks),
+    script.run(*_recording_post_accumulate_hooks(leaf, registrations),
                *["out.backward(retain_graph=True)"] * passes)
-    script.check_equal("[i for i, _, _, _ in calls]", list(range(hooks)) * passes,
-                       why=f"each of {hooks} hooks once per backward, in registration order, "
-                       f"{passes} backward calls")
+    script.check_equal("[i for i, _, _, _ in calls]", registrations * passes,
+                       why=f"the hooks registered as {registrations} once per backward, in "
+                       f"registration order, {passes} backward calls")
     script.check("all(itself for _, itself, _, _ in calls)", f"a hook got another tensor than {leaf}")
     script.check("not any(recorded for _, _, _, recorded in calls)",
                  "an op in a hook was recorded: the hook ran in grad mode")
@@ -129,10 +142,17 @@ def _removed_hook(node, method):
 
 
 def _chained_factors(data, hooks):
-    """The factors of `hooks` chained hooks, each scaling what the one before it returned: distinct,
-    and no product of some of them is 1, so each hook sees another gradient than it would at any
-    other place in the chain; products exact in float32."""
-    return data.draw(st.permutations(CHAIN_FACTORS), label="factors")[:hooks]
+    """The factors of `hooks` chained hooks, each scaling what the one before it returned; a factor
+    that comes again is the same function registered again (`_by_factor`). The functions' factors
+    are distinct, and no product of some of them is 1, so each hook sees another gradient than it
+    would at any other place in the chain; products exact in float32."""
+    factors = data.draw(st.permutations(CHAIN_FACTORS), label="factors")
+    return [factors[i] for i in _registrations(data, hooks)]
+
+
+def _by_factor(name, make, factors):
+    """A script line that sets `name` to one hook `make(k)` per factor k, keyed by k."""
+    return f"{name} = {{k: {make}(k) for k in {list(dict.fromkeys(factors))}}}"
 
 
 def _prefix_products(factors):
@@ -147,7 +167,8 @@ def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, dat
     """h.grad_fn's post-hooks get (grad_inputs, grad_outputs): d out / dh once, and the gradient
     the node computed for each operand, None for one that does not require grad. One to five
     hooks, each returning what it got times its own k, run in registration order, each on the
-    previous one's result; the paths through h are scaled by the product of the k."""
+    previous one's result (a function registered twice runs twice); the paths through h are
+    scaled by the product of the k."""
     program, hooked = _recorded(engine, data)
     node = program.node(hooked)
     factors = _chained_factors(data, hooks)
@@ -159,7 +180,8 @@ def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, dat
                f"        seen.append(([{COPY} for g in grad_inputs], [{COPY} for g in grad_outputs]))",
                "        return tuple(None if g is None else g * k for g in grad_inputs)",
                "    return hook",
-               *[f"{hooked}.grad_fn.register_hook(post({k}))" for k in factors],
+               _by_factor("posts", "post", factors),
+               *[f"{hooked}.grad_fn.register_hook(posts[{k}])" for k in factors],
                *_removed_hook(hooked, "register_hook"),
                "out.backward()")
     script.check_equal("len(seen)", hooks, why=f"each of the {hooks} post-hooks runs once")
@@ -189,8 +211,8 @@ def test_node_post_hooks_see_and_replace_the_gradients_of_the_inputs(engine, dat
 @given(data=st.data(), hooks=counts(HOOKS_PER_NODE))
 def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, data, hooks):
     """h.grad_fn's pre-hooks get (d out / dh,). One to five hooks, each returning what it got
-    times its own k, run in registration order, each on the previous one's result; the paths
-    through h are scaled by the product of the k."""
+    times its own k, run in registration order, each on the previous one's result (a function
+    registered twice runs twice); the paths through h are scaled by the product of the k."""
     program, hooked = _recorded(engine, data)
     factors = _chained_factors(data, hooks)
     script = Script(engine)
@@ -201,7 +223,8 @@ def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, d
                f"        seen.append([{COPY} for g in grad_outputs])",
                "        return tuple(g * k for g in grad_outputs)",
                "    return hook",
-               *[f"{hooked}.grad_fn.register_prehook(pre({k}))" for k in factors],
+               _by_factor("pres", "pre", factors),
+               *[f"{hooked}.grad_fn.register_prehook(pres[{k}])" for k in factors],
                *_removed_hook(hooked, "register_prehook"),
                "out.backward()")
     script.check(f"len(seen) == {hooks} and all(len(grads) == 1 for grads in seen)",
@@ -217,10 +240,11 @@ def test_node_pre_hooks_see_and_replace_the_gradient_the_node_consumes(engine, d
 
 @behaviour("HOOK-15")
 @needs("node_hooks", "custom_function")
-@given(factor=FACTORS)
-def test_a_node_of_two_outputs_gives_its_pre_hook_both_gradients(engine, factor):
+@given(factor=FACTORS, twice=st.booleans())
+def test_a_node_of_two_outputs_gives_its_pre_hook_both_gradients(engine, factor, twice):
     """The pre-hook of a node with two outputs (a custom Function's) gets both outputs'
-    gradients, in output order, and may replace either."""
+    gradients, in output order, and may replace either, also with one tensor for both (k times
+    a's gradient, `twice`)."""
     script = Script(engine)
     script.run("class Two(torch.autograd.Function):",
                "    @staticmethod",
@@ -234,16 +258,18 @@ def test_a_node_of_two_outputs_gives_its_pre_hook_both_gradients(engine, factor)
                "seen = []",
                "def pre(grad_outputs):",
                f"    seen.append([{COPY} for g in grad_outputs])",
-               f"    return (grad_outputs[0] * {factor}, grad_outputs[1])",
+               f"    replaced = grad_outputs[0] * {factor}",
+               f"    return (replaced, {'replaced' if twice else 'grad_outputs[1]'})",
                "a.grad_fn.register_prehook(pre)",
                "(a.sum() + (b * 5).sum()).backward()")
     script.check("len(seen) == 1 and len(seen[0]) == 2",
                  "expected one pre-hook call with two gradients, got {seen}")
     script.check_close("seen[0][0]", np.ones(2), dtype="float32", oracle="d out / d a = 1")
     script.check_close("seen[0][1]", np.full(2, 5.0), dtype="float32", oracle="d out / d b = 5")
-    script.check_close("x.grad", np.full(2, 2.0 * factor + 15.0), dtype="float32",
-                       oracle="2 k + 3 * 5, with the hook's k on a's gradient",
-                       magnitude=abs(2.0 * factor) + 15.0)
+    b_grad = 3.0 * factor if twice else 15.0
+    script.check_close("x.grad", np.full(2, 2.0 * factor + b_grad), dtype="float32",
+                       oracle=f"2 k + 3 x {'k' if twice else 5}, with the hook's k on a's gradient",
+                       magnitude=abs(2.0 * factor) + abs(b_grad))
 
 
 @behaviour("HOOK-16")
@@ -414,50 +440,136 @@ PRODUCT = ("class Product(torch.nn.Module):  # w * x1 * ... * xk, a module of k 
 
 @behaviour("HOOK-12")
 @needs("nn", "module_hooks")
-@given(inputs=st.integers(2, 3))
-def test_a_module_hook_gets_one_grad_input_per_input(engine, inputs):
-    """With k inputs that require grad, grad_input holds k gradients, each at its input's place:
-    for w x^k with every x the same, w x^(k-1)."""
+@given(inputs=st.integers(2, 3), same=st.booleans(), number=st.booleans())
+def test_a_module_hook_gets_one_grad_input_per_input(engine, inputs, same, number):
+    """With k tensor inputs that require grad, grad_input holds k gradients, each at its input's
+    place, also when one tensor is passed k times; a number argument gets None there. For
+    w x_1 ... x_k, input i's gradient is w times the other inputs; the grad_input that the hook
+    returns (entry i times i + 2) reaches each input from its place."""
+    xs = [np.array([1.5, -0.5]) + (0 if same else i) for i in range(inputs)]
+    tensors = ["x"] * inputs if same else [f"xs[{i}]" for i in range(inputs)]
+    args = tensors[:1] + ["0.5"] * number + tensors[1:]
     script = Script(engine)
     script.run(*PRODUCT)
     script.run("module, seen = Product(), []",
-               "module.register_full_backward_hook(lambda m, gi, go: seen.append(list(gi)))",
-               f"xs = [torch.tensor([1.5, -0.5], requires_grad=True) for _ in range({inputs})]",
-               "module(*xs).sum().backward()")
-    script.check(f"len(seen) == 1 and len(seen[0]) == {inputs}",
-                 f"expected one call with {inputs} grad_input entries", show=("seen",))
-    for index in range(inputs):
-        script.check_close(f"seen[0][{index}]", np.array([2.0, 3.0]) * np.array([1.5, -0.5])
-                           ** (inputs - 1), dtype="float32", oracle="w x^(k-1)")
+               "def hook(module, grad_input, grad_output):",
+               f"    seen.append([{COPY} for g in grad_input])",
+               "    return tuple(None if g is None else g * (i + 2) for i, g in enumerate(grad_input))",
+               "module.register_full_backward_hook(hook)",
+               "x = torch.tensor([1.5, -0.5], requires_grad=True)" if same else
+               f"xs = [torch.tensor([1.5 + i, -0.5 + i], requires_grad=True) for i in range({inputs})]",
+               f"module({', '.join(args)}).sum().backward()")
+    script.check(f"len(seen) == 1 and len(seen[0]) == {len(args)}",
+                 f"expected one call with {len(args)} grad_input entries", show=("seen",))
+    scale = 0.5 if number else 1.0
+    grads = [np.array([2.0, 3.0]) * scale * np.prod(xs[:i] + xs[i + 1:], axis=0) for i in range(inputs)]
+    places = [0] + [i + number for i in range(1, inputs)]
+    for place, grad in zip(places, grads):
+        script.check_close(f"seen[0][{place}]", grad, dtype="float32", oracle="w x the other inputs")
+    if number:
+        script.check_equal("seen[0][1]", None, why="the argument 0.5 is not a tensor")
+    returned = [(place + 2) * grad for place, grad in zip(places, grads)]
+    for name, grad in [("x", sum(returned))] if same else zip(tensors, returned):
+        script.check_close(f"{name}.grad", grad, dtype="float32", oracle="the hook's grad_input",
+                           magnitude=float(np.abs(grad).max()))
+
+
+SPLIT = ("class Split(torch.nn.Module):  # (a k, 7, b + 3), then a k again `repeat` times",
+         "    def __init__(self, repeat):",
+         "        super().__init__()",
+         "        self.repeat = repeat",
+         "    def forward(self, a, k, b):",
+         "        first = a * k",
+         "        return (first, 7, b + 3) + (first,) * self.repeat")
+
+
+@behaviour("HOOK-12")
+@needs("nn", "module_hooks", "graph")
+@given(repeat=st.integers(0, 1))
+def test_module_hooks_see_each_result_and_argument_at_its_place(engine, repeat):
+    """For a module of arguments (a, 2.0, b) and results (a k, 7, b + 3), maybe a k again (one
+    tensor returned twice): its tensor results come out of one node, whose next_functions lead
+    to their nodes in order. The pre-hook gets one grad_output per result, None for the number,
+    and what it returns (entry i times its own factor) reaches each result's backward; the full
+    hook gets that and one grad_input per argument, None for the number, and what it returns
+    reaches a and b."""
+    weights, factors = (1.0, None, 10.0, 100.0)[:3 + repeat], (5.0, None, -3.0, 4.0)[:3 + repeat]
+    replaced = [None if w is None else w * f for w, f in zip(weights, factors)]
+    script = Script(engine)
+    script.run(*SPLIT)
+    script.run(f"module, seen = Split({repeat}), []",
+               "def pre(module, grad_output):",
+               f"    seen.append([{COPY} for g in grad_output])",
+               f"    return tuple(None if g is None else g * k for g, k in zip(grad_output, {list(factors)}))",
+               "def full(module, grad_input, grad_output):",
+               f"    seen.append(([{COPY} for g in grad_input], [{COPY} for g in grad_output]))",
+               "    return (grad_input[0] * 0.5, None, grad_input[2] * -1.0)",
+               "module.register_full_backward_pre_hook(pre)",
+               "module.register_full_backward_hook(full)",
+               "a = torch.tensor([1.5, -0.5], requires_grad=True)",
+               "b = torch.tensor([2.0, 0.25], requires_grad=True)",
+               "out = module(a, 2.0, b)",
+               f"sum((o * w).sum() for o, w in zip(out, {list(weights)}) if w is not None).backward()")
+    script.check_equal("out[1]", 7, why="a number result is returned as it is")
+    script.check(f"all(out[i].grad_fn is out[0].grad_fn for i in {[2, 3][:1 + repeat]})",
+                 "the module's tensor results come out of different nodes")
+    script.check_equal("[node.name() for node, _ in out[0].grad_fn.next_functions]",
+                       ["MulBackward0", "AddBackward0"] + ["MulBackward0"] * repeat,
+                       why="the results' node leads to a k's and b + 3's nodes, in result order")
+    script.check(f"len(seen) == 2 and len(seen[0]) == {3 + repeat} and seen[0][1] is None",
+                 f"expected a pre-hook call with {3 + repeat} grad_output entries, the second None",
+                 show=("seen",))
+    ones = np.ones(2)
+    for i, w in enumerate(weights):
+        if w is not None:
+            script.check_close(f"seen[0][{i}]", w * ones, dtype="float32", oracle=f"d loss / d out[{i}]")
+            script.check_close(f"seen[1][1][{i}]", replaced[i] * ones, dtype="float32",
+                               oracle=f"d loss / d out[{i}] x {factors[i]} (the pre-hook)")
+    a_grad = 2.0 * (replaced[0] + (replaced[3] if repeat else 0.0)) * ones
+    script.check(f"len(seen[1][0]) == 3 and seen[1][0][1] is None and len(seen[1][1]) == {3 + repeat}",
+                 "expected grad_input entries for (a, 2.0, b), the second None", show=("seen",))
+    script.check_close("seen[1][0][0]", a_grad, dtype="float32", oracle="2 x the replaced grad_output of a k")
+    script.check_close("seen[1][0][2]", replaced[2] * ones, dtype="float32",
+                       oracle="the replaced grad_output of b + 3")
+    script.check_close("a.grad", 0.5 * a_grad, dtype="float32", oracle="grad_input[0] x 0.5 (the hook)")
+    script.check_close("b.grad", -replaced[2] * ones, dtype="float32", oracle="grad_input[2] x -1 (the hook)")
 
 
 @behaviour("HOOK-12")
 @needs("nn", "module_hooks")
 @pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
-@given(inputs=st.integers(1, 3), returned=st.sampled_from(["None", "Nones", "a gradient"]))
-def test_a_module_hook_without_requiring_inputs_gets_and_may_return_only_nones(engine, inputs,
-                                                                             returned):
-    """A full backward hook on a module none of whose inputs requires grad (its parameter does)
-    still fires, with grad_input None for each of the inputs; it may return None or a tuple of
-    Nones, and anything else is a RuntimeError."""
+@given(data=st.data(), inputs=st.integers(1, 3), hooks=counts(HOOKS_PER_MODULE),
+       returned=st.sampled_from(["None", "Nones", "a gradient"]))
+def test_a_module_hook_without_requiring_inputs_gets_and_may_return_only_nones(engine, data, inputs,
+                                                                             hooks, returned):
+    """Full backward hooks on a module none of whose inputs requires grad (its parameter does)
+    still fire, in registration order (a function registered twice runs twice), with grad_input
+    None for each of the inputs; they may return None or a tuple of Nones, and anything else (a
+    gradient in the last place) is a RuntimeError, raised by the first hook."""
     result = {"None": "None", "Nones": f"(None,) * {inputs}",
-              "a gradient": f"(grad_output[0],) + (None,) * {inputs - 1}"}[returned]
+              "a gradient": f"(None,) * {inputs - 1} + (grad_output[0],)"}[returned]
+    registrations = _registrations(data, hooks)
     script = Script(engine)
     script.run(*PRODUCT)
     script.run("module, seen = Product(), []",
-               "def hook(module, grad_input, grad_output):",
-               "    seen.append([g is None for g in grad_input])",
-               f"    return {result}",
-               "module.register_full_backward_hook(hook)",
+               "def hook(i):",
+               "    def hook(module, grad_input, grad_output):",
+               "        seen.append((i, [g is None for g in grad_input]))",
+               f"        return {result}",
+               "    return hook",
+               f"hooks = [hook(i) for i in range({max(registrations) + 1})]",
+               *[f"module.register_full_backward_hook(hooks[{i}])" for i in registrations],
                f"loss = module(*[torch.tensor([1.5, -0.5]) for _ in range({inputs})]).sum()")
     if returned == "a gradient":
         script.raises("loss.backward()", "no input requires gradient should always return None")
+        registrations = registrations[:1]
     else:
         script.run("loss.backward()")
         script.check_close("module.w.grad", np.array([1.5, -0.5]) ** inputs, dtype="float32",
                            oracle="d(w x^k)/dw = x^k")
-    script.check(f"seen == [[True] * {inputs}]",
-                 f"expected one call with {inputs} grad_input entries, all None", show=("seen",))
+    script.check_equal("seen", [(i, [True] * inputs) for i in registrations],
+                       why=f"the hooks registered as {registrations}, each with {inputs} "
+                       "grad_input entries, all None")
 
 
 @behaviour("HOOK-12")
@@ -533,8 +645,8 @@ def test_module_backward_hooks_chain_in_registration_order(engine, data, layer, 
     """One to four pre-hooks and one to four full hooks on a Linear layer, each returning what it
     got times its own k: the pre-hooks run in registration order, each on the previous one's
     grad_output, then the full hooks, each on the previous one's grad_input and all with the
-    last pre-hook's grad_output. The parameters' gradients are scaled by the pre-hooks' product,
-    x's by the product of all."""
+    last pre-hook's grad_output; a function registered twice runs twice. The parameters'
+    gradients are scaled by the pre-hooks' product, x's by the product of all."""
     weight, _, _, c = layer
     pre_factors, factors = _chained_factors(data, pre_hooks), _chained_factors(data, hooks)
     script = Script(engine)
@@ -544,8 +656,9 @@ def test_module_backward_hooks_chain_in_registration_order(engine, data, layer, 
                "    return lambda module, go: seen.append(('pre', to_numpy(go[0]).copy())) or (go[0] * k,)",
                "def full(k):",
                "    return lambda module, gi, go: seen.append((to_numpy(gi[0]).copy(), to_numpy(go[0]).copy())) or (gi[0] * k,)",
-               *[f"lin.register_full_backward_pre_hook(pre({k}))" for k in pre_factors],
-               *[f"lin.register_full_backward_hook(full({k}))" for k in factors],
+               _by_factor("pres", "pre", pre_factors), _by_factor("fulls", "full", factors),
+               *[f"lin.register_full_backward_pre_hook(pres[{k}])" for k in pre_factors],
+               *[f"lin.register_full_backward_hook(fulls[{k}])" for k in factors],
                "(lin(x) * c).sum().backward()")
     script.check(f"len(seen) == {pre_hooks + hooks} and all(call[0] == 'pre' for call in seen[:{pre_hooks}])",
                  f"expected {pre_hooks} pre-hook calls, then {hooks} hook calls; got {{seen}}")

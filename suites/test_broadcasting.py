@@ -126,6 +126,29 @@ def test_broadcast_input_gradient_is_summed_under_create_graph_too(engine, data)
 
 
 @behaviour("BC-1")
+@needs("inplace")
+@given(shape=shapes(min_dims=2), data=st.data())
+def test_a_value_with_more_dims_than_its_slot_gets_the_slot_gradient_summed(engine, shape, data):
+    """y[...] = v, where v has extra leading 1s before the slot's dims (some of them 1, stretched):
+    v.grad has v's shape, the slot's gradient summed over the stretched dims. The slot has two
+    dims or more, so that its gradient has more dims than v's leading 1s."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    body = tuple(1 if data.draw(st.booleans(), label="size 1") else size for size in shape)
+    v_shape = (1,) * data.draw(st.integers(1, 2), label="leading 1s") + body
+    v = data.draw(values(v_shape, dtype), label="v")
+    gradient = data.draw(values(shape, dtype, bound=2.0), label="gradient")
+    stretched = tuple(dim for dim, size in enumerate(body) if size == 1 and shape[dim] != 1)
+    script = Script(engine)
+    script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{dtype}, requires_grad=True)",
+               f"y = torch.zeros({', '.join(map(str, shape))}, dtype=torch.{dtype})",
+               "y[...] = v", f"y.backward(torch.tensor({literal(gradient)}, dtype=torch.{dtype}))")
+    script.check_equal("tuple(v.grad.shape)", v_shape, why="v's shape")
+    script.check_close("v.grad", gradient.sum(axis=stretched, keepdims=True).reshape(v_shape),
+                       dtype=dtype, oracle="the slot's gradient summed over the stretched dims",
+                       magnitude=np.abs(gradient).sum(axis=stretched).max())
+
+
+@behaviour("BC-1")
 @given(shape=shapes(min_dims=1), data=st.data())
 def test_broadcasting_onto_an_empty_dimension_gives_zero_gradients(engine, shape, data):
     """x + e, where a size-1 dim of x meets a size-0 dim of e: the result is empty, and x.grad

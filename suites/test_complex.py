@@ -307,3 +307,28 @@ def test_autograd_grad_returns_complex_gradients_by_the_same_convention(engine, 
     _check_against_split(script, program, {leaf: f"grads[{i}]" for i, leaf in enumerate(leaves)})
     script.check(" and ".join(f"{leaf}.grad is None" for leaf in leaves),
                  "autograd.grad filled a .grad")
+
+
+@behaviour("FWD-6")
+@needs("forward_ad")
+@given(dtype=st.sampled_from(("float32", "float64")), shape=shapes(), data=st.data(),
+       dual=st.sampled_from(("x", "y", "both")))
+def test_complex_of_dual_real_tensors_has_the_tangent_vx_plus_i_vy(engine, dtype, shape, data,
+                                                                   dual):
+    """u = torch.complex(x, y) is x + iy, so its tangent is vx + i vy, an input that is not dual
+    adding 0: a complex tangent of u's dtype also where only x is dual (a real tangent would
+    drop the imaginary direction). Full-mantissa float64 tangents show one rounded through
+    float32."""
+    complex_dtype = {"float32": "complex64", "float64": "complex128"}[dtype]
+    arrays = {name: data.draw(values(shape, dtype), label=name) for name in ("x", "y", "vx", "vy")}
+    script = Script(engine)
+    script.run(*(f"{name} = {tensor_literal(array, dtype)}" for name, array in arrays.items()),
+               "fwAD = torch.autograd.forward_ad", "with fwAD.dual_level():",
+               f"    a = {'fwAD.make_dual(x, vx)' if dual != 'y' else 'x'}",
+               f"    b = {'fwAD.make_dual(y, vy)' if dual != 'x' else 'y'}",
+               "    tangent = fwAD.unpack_dual(torch.complex(a, b)).tangent")
+    script.check("tangent is not None", "torch.complex of a dual tensor has no tangent")
+    script.check(f"tangent.dtype == torch.{complex_dtype}",
+                 f"the tangent does not have u's dtype {complex_dtype}", show=("tangent.dtype",))
+    expected = arrays["vx"] * (dual != "y") + 1j * arrays["vy"] * (dual != "x")
+    _check_complex_grad(script, "tangent", expected, complex_dtype, "vx + i vy")

@@ -234,36 +234,45 @@ def test_needs_input_grad_has_a_flag_per_argument(engine, data, count):
     True exactly for the tensor arguments that require grad, a number's flag is False (FN-7);
     backward returns f_i g for each argument whose flag is True and None for the others, and each
     of those gradients reaches its own argument (FN-4), while a tensor given None keeps .grad
-    None (FN-10)."""
-    flags = data.draw(st.lists(st.sampled_from(["requires", "plain", "number"]), min_size=count,
-                               max_size=count), label="arguments")
+    None (FN-10). An argument may be a_0 again: each position keeps its own flag and gradient,
+    and a_0 gets the sum of its positions' gradients."""
+    kinds = ["requires", "plain", "number"]
+    drawn = data.draw(st.tuples(st.sampled_from(kinds), st.lists(
+        st.sampled_from(kinds + ["again"]), min_size=count - 1, max_size=count - 1)),
+        label="arguments")
+    again = [False] + [flag == "again" for flag in drawn[1]]
+    flags = [drawn[0] if repeated else flag for flag, repeated in zip([drawn[0], *drawn[1]], again)]
     dtype = data.draw(float_dtypes(engine), label="dtype")
-    names = [f"a{i}" for i in range(count)]
+    names = ["a0" if repeated else f"a{i}" for i, repeated in enumerate(again)]
     factors = INPUT_FACTORS[:count]
     script = Script(engine, behaviour="FN-7")
     script.run("seen = []",
                "class Weighted(torch.autograd.Function):",
                "    @staticmethod",
-               f"    def forward(ctx, {', '.join(names)}):",
+               f"    def forward(ctx, {', '.join(f'p{i}' for i in range(count))}):",
                "        seen.append(tuple(ctx.needs_input_grad))",
-               "        return " + " + ".join(f"{name} * {f}" for name, f in zip(names, factors))
+               "        return " + " + ".join(f"p{i} * {f}" for i, f in enumerate(factors))
                + f" + torch.zeros(2, dtype=torch.{dtype})",
                "    @staticmethod",
                "    def backward(ctx, g):",
                f"        return tuple(g * f if needs else None for f, needs in "
                f"zip({factors}, ctx.needs_input_grad))")
-    for name, flag in zip(names, flags):
-        script.run(f"{name} = 1.5" if flag == "number" else
-                   _leaf(name, np.ones(2), dtype, requires_grad=flag == "requires"))
+    for name, flag, repeated in zip(names, flags, again):
+        if not repeated:
+            script.run(f"{name} = 1.5" if flag == "number" else
+                       _leaf(name, np.ones(2), dtype, requires_grad=flag == "requires"))
     expected = tuple(flag == "requires" for flag in flags)
     script.run(f"y = Weighted.apply({', '.join(names)})")
     script.check_equal("seen", [expected], why="the arguments that require grad")
     if "requires" in flags:
         script.run("y.sum().backward()")
-    for name, flag, factor in zip(names, flags, factors):
+    for name, flag, repeated in zip(names, flags, again):
+        if repeated:
+            continue
         if flag == "requires":
+            factor = sum(f for f, other in zip(factors, names) if other == name)
             script.check_close(f"{name}.grad", np.full(2, factor), dtype=dtype, behaviour="FN-4",
-                               oracle=f"{name}'s factor, {factor}")
+                               oracle=f"the factors of {name}'s positions, {factor}")
         elif flag == "plain":
             script.check_equal(f"{name}.grad", None, behaviour="FN-10",
                                why=f"backward returned None for {name}")
@@ -383,6 +392,40 @@ def test_autograd_grad_takes_one_output_s_gradient(engine, data):
                        oracle=f"output {index}'s weight")
 
 
+@behaviour("FN-4", "FN-9")
+@given(data=st.data(), used=st.sampled_from(["first", "second", "sum", "first and sum"]))
+def test_a_tensor_returned_twice_is_one_output_at_its_last_position(engine, data, used):
+    """forward returns y = 2x twice, then s = 3 x.sum(): apply gives y twice, one object, whose
+    gradient backward receives at its last position (the first gets zeros), and zeros of s's
+    shape where s is unused."""
+    dtype, x = _case(engine, data, wide=True)
+    loss = {"first": "p.sum()", "second": "q.sum()", "sum": "s",
+            "first and sum": "p.sum() + s * 4.0"}[used]
+    g_y = 0.0 if used == "sum" else 1.0
+    g_s = {"sum": 1.0, "first and sum": 4.0}.get(used, 0.0)
+    script = Script(engine, behaviour="FN-4")
+    script.run("received = []",
+               "class Twice(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        y = x * 2.0",
+               "        return y, y, x.sum() * 3.0",
+               "    @staticmethod",
+               "    def backward(ctx, g_first, g_second, g_sum):",
+               "        received.append([to_numpy(g).tolist()",
+               "                         for g in (g_first, g_second, g_sum)])",
+               "        return (g_first + g_second) * 2.0 + g_sum * 3.0",
+               _leaf("x", x, dtype), "p, q, s = Twice.apply(x)")
+    script.check("p is q", "the tensor forward returned twice came back as two objects")
+    script.run(f"({loss}).backward()")
+    script.check_equal("received", [[np.zeros(x.shape).tolist(), np.full(x.shape, g_y).tolist(),
+                                     g_s]],
+                       why="y's gradient at its last position, zeros at its first and for an "
+                       "unused s")
+    script.check_close("x.grad", np.full(x.shape, 2.0 * g_y + 3.0 * g_s), dtype=dtype,
+                       oracle="2 per use of y and 3 per use of s")
+
+
 @behaviour("FN-1")
 @given(data=st.data())
 def test_an_argument_returned_unchanged_comes_back_as_a_new_output(engine, data):
@@ -407,27 +450,30 @@ def test_an_argument_returned_unchanged_comes_back_as_a_new_output(engine, data)
 
 
 @behaviour("FN-8")
-@given(data=st.data())
-def test_non_differentiable_outputs_do_not_require_grad(engine, data):
-    """An output marked non-differentiable does not require grad; backward from the other
-    output still receives a (zero) gradient for it."""
+@given(data=st.data(), also_zeros=st.booleans())
+def test_non_differentiable_outputs_do_not_require_grad(engine, data, also_zeros):
+    """An output marked non-differentiable (or each of two marked in one call) does not require
+    grad; backward from the other output still receives a (zero) gradient for it."""
     dtype, x = _case(engine, data)
+    marked = "count, zeros" if also_zeros else "count"
     script = Script(engine)
     script.run("received = []",
                "class WithCount(torch.autograd.Function):",
                "    @staticmethod",
                "    def forward(ctx, x):",
                "        count = (x * 0.0 + 1.0).sum()",
-               "        ctx.mark_non_differentiable(count)",
-               "        return x * 2.0, count",
+               "        zeros = x * 0.0",
+               f"        ctx.mark_non_differentiable({marked})",
+               f"        return x * 2.0, {marked}",
                "    @staticmethod",
-               "    def backward(ctx, g, g_count):",
+               "    def backward(ctx, g, g_count, *rest):",
                "        received.append(None if g_count is None else to_numpy(g_count).tolist())",
                "        return g * 2.0",
-               _leaf("x", x, dtype), "double, count = WithCount.apply(x)")
-    script.check("not count.requires_grad and count.grad_fn is None",
-                 "the non-differentiable output has requires_grad={count.requires_grad}, "
-                 "grad_fn={count.grad_fn}")
+               _leaf("x", x, dtype), f"double, {marked} = WithCount.apply(x)")
+    for name in marked.split(", "):
+        script.check(f"not {name}.requires_grad and {name}.grad_fn is None",
+                     f"the non-differentiable output {name} has requires_grad="
+                     f"{{{name}.requires_grad}}, grad_fn={{{name}.grad_fn}}")
     script.check("double.requires_grad", "the other output does not require grad")
     script.run("double.sum().backward()")
     script.check("received == [0.0]",
@@ -542,31 +588,42 @@ def test_apply_without_recording_gives_constants(engine, data, how):
 
 @behaviour("FN-15")
 @needs("inplace")
-@given(data=st.data(), change=st.sampled_from(["h.mul_(2.0)", "h.data.mul_(2.0)"]))
-def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engine, data, change):
-    """forward doubles h = x * 1 in place and marks it dirty: apply returns h itself, its
-    version went up (also when the change went through h.data, which the counter does not see:
-    marking it dirty is what counts it) and its grad_fn is the Function's node, through which x
-    gets 2 * 1; marking a leaf that requires grad raises."""
+@given(data=st.data(), change=st.sampled_from(["h.mul_(2.0)", "h.data.mul_(2.0)"]),
+       count=st.integers(1, 2))
+def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engine, data, change,
+                                                                            count):
+    """forward doubles each of its `count` arguments h = x * 1 in place and marks them dirty (in
+    one call): apply returns each h itself, its version went up (also when the change went
+    through h.data, which the counter does not see: marking it dirty is what counts it) and its
+    grad_fn is the Function's node, through which x gets 2 per argument; marking a leaf that
+    requires grad raises."""
     dtype, x = _case(engine, data)
+    names = [f"h{i}" for i in range(count)]
     script = Script(engine)
     script.run("class DoubleInPlace(torch.autograd.Function):",
                "    @staticmethod",
-               "    def forward(ctx, h):",
-               f"        {change}",
-               "        ctx.mark_dirty(h)",
-               "        return h",
+               "    def forward(ctx, *hs):",
+               "        for h in hs:",
+               f"            {change}",
+               "        ctx.mark_dirty(*hs)",
+               "        return hs if len(hs) > 1 else hs[0]",
                "    @staticmethod",
-               "    def backward(ctx, g):",
-               "        return g * 2.0",
-               _leaf("x", x, dtype), "h = x * 1.0", "before = h._version",
-               "y = DoubleInPlace.apply(h)")
-    script.check("y is h", "apply returned a new tensor, not the argument it modified in place")
-    script.check("h._version > before", "h's version did not go up: {before} -> {h._version}")
-    script.check("h.grad_fn is not None and 'DoubleInPlace' in type(h.grad_fn).__name__",
-                 "h's grad_fn is {h.grad_fn}, not DoubleInPlace's node")
-    script.run("y.sum().backward()")
-    script.check_close("x.grad", np.full(x.shape, 2.0), dtype=dtype, oracle="2 through the node")
+               "    def backward(ctx, *grads):",
+               "        return tuple(g * 2.0 for g in grads)",
+               _leaf("x", x, dtype), *(f"{h} = x * 1.0" for h in names),
+               f"before = [{', '.join(f'{h}._version' for h in names)}]",
+               f"ys = DoubleInPlace.apply({', '.join(names)})",
+               "ys = ys if isinstance(ys, tuple) else (ys,)")
+    for i, h in enumerate(names):
+        script.check(f"ys[{i}] is {h}",
+                     f"apply returned a new tensor, not the argument {h} it modified in place")
+        script.check(f"{h}._version > before[{i}]",
+                     f"{h}'s version did not go up: {{before[{i}]}} -> {{{h}._version}}")
+        script.check(f"{h}.grad_fn is not None and 'DoubleInPlace' in type({h}.grad_fn).__name__",
+                     f"{h}'s grad_fn is {{{h}.grad_fn}}, not DoubleInPlace's node")
+    script.run("sum(y.sum() for y in ys).backward()")
+    script.check_close("x.grad", np.full(x.shape, 2.0 * count), dtype=dtype,
+                       oracle="2 through the node per argument")
     script.raises("DoubleInPlace.apply(x)")
 
 
@@ -603,16 +660,32 @@ def test_once_differentiable_cannot_be_differentiated_twice(engine, data):
     script.raises("g.sum().backward()")
 
 
+# Cube with a first output 2x that the test leaves unused: its gradient arrives as zeros.
+DOUBLE_AND_CUBE = '''\
+class Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2.0, x * x * x
+
+    @staticmethod
+    def backward(ctx, g_double, g):
+        (x,) = ctx.saved_tensors
+        return 2.0 * g_double + 3.0 * g * x * x'''
+
+
 @behaviour("FN-17")
 @needs("autograd_grad", "higher_order", "float64")
-@given(data=st.data())
-def test_a_differentiable_backward_gives_second_derivatives(engine, data):
+@given(data=st.data(), double_first=st.booleans())
+def test_a_differentiable_backward_gives_second_derivatives(engine, data, double_first):
     """Cube's backward 3 g x^2 is made of differentiable ops: under create_graph the gradient
-    3 x^2 has the derivative 6 x."""
+    3 x^2 has the derivative 6 x, also when the cube is the second output of the Function and
+    the first, unused, gets no gradient."""
     _, x = _case(engine, data, dtype="float64")
     script = Script(engine)
-    script.run(CUBE, _leaf("x", x, "float64"),
-               "(g,) = torch.autograd.grad(Cube.apply(x).sum(), [x], create_graph=True)")
+    script.run(DOUBLE_AND_CUBE if double_first else CUBE, _leaf("x", x, "float64"),
+               f"(g,) = torch.autograd.grad(Cube.apply(x){'[1]' if double_first else ''}.sum(), "
+               "[x], create_graph=True)")
     script.check_close("g", 3 * x * x, dtype="float64", oracle="3 x^2")
     script.check("g.requires_grad", "under create_graph the gradient does not require grad")
     script.run("(second,) = torch.autograd.grad(g.sum(), [x])")
@@ -656,25 +729,27 @@ def test_messages_for_wrong_gradients(engine, data):
 
 @behaviour("FN-20")
 @needs("messages", "inplace")
-@given(data=st.data())
-def test_a_modified_saved_output_is_named_after_the_function(engine, data):
-    """Cube saves its own output y; after y.mul_(2.0) backward raises, naming y as 'output 0 of
-    Cube' with its versions."""
+@given(data=st.data(), saved=st.sampled_from(["y", "x, y", "y, x"]), second=st.booleans())
+def test_a_modified_saved_output_is_named_after_the_function(engine, data, saved, second):
+    """Cube saves its own output y (and maybe its input x, before or after it); after
+    y.mul_(2.0) backward raises, naming y as 'output 0 of Cube' with its versions where y is
+    Cube's only output, and as Cube's output where it is the second, after x * 2."""
     dtype, x = _case(engine, data)
     script = Script(engine)
     script.run("class Cube(torch.autograd.Function):",
                "    @staticmethod",
                "    def forward(ctx, x):",
                "        y = x * x * x",
-               "        ctx.save_for_backward(y)",
-               "        return y",
+               f"        ctx.save_for_backward({saved})",
+               f"        return {'x * 2.0, y' if second else 'y'}",
                "    @staticmethod",
-               "    def backward(ctx, g):",
-               "        (y,) = ctx.saved_tensors",
+               f"    def backward(ctx, {'g_double, ' if second else ''}g):",
+               f"        y = ctx.saved_tensors[{saved.split(', ').index('y')}]",
                "        return g * y",
-               _leaf("x", x, dtype), "y = Cube.apply(x)", "y.mul_(2.0)")
+               _leaf("x", x, dtype), f"{'_, ' if second else ''}y = Cube.apply(x)", "y.mul_(2.0)")
     script.raises("y.sum().backward()",
-                  "which is output 0 of Cube, is at version 1; expected version 0 instead")
+                  f"{'' if second else 'which is output 0 '}of Cube, is at version 1; "
+                  "expected version 0 instead")
 
 
 @behaviour("FN-21")
@@ -807,6 +882,99 @@ def test_jvp_and_backward_each_read_what_was_saved_for_them(engine, data):
                        oracle="jvp from the tensors saved for forward")
     script.check_close("x.grad", g.astype(np.float64) * w64, dtype=dtype,
                        oracle="backward from the tensor saved for backward")
+
+
+# The tangent factor of each argument of Combine, and (times j + 1) of its output j.
+COMBINE = '''\
+class Combine(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, *args):
+        ctx.save_for_backward(args[0])
+        total = sum(a * f for a, f in zip(args, {factors}))
+        return tuple(total * (j + 1.0) for j in range({outputs}))
+
+    @staticmethod
+    def jvp(ctx, *tangents):
+        seen.append(len(ctx.saved_tensors))
+        total = sum(t * f for t, f in zip(tangents, {factors}))
+        return tuple(total * (j + 1.0) for j in range({outputs}))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise AssertionError('forward mode ran backward')'''
+
+
+@behaviour("FN-22")
+@needs("forward_ad")
+@given(data=st.data(), count=counts(FUNCTION_INPUTS), outputs=counts(FUNCTION_OUTPUTS))
+def test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own(engine, data, count,
+                                                                       outputs):
+    """Combine(a_0, ..., a_n) returns (j + 1) sum f_i a_i for each of its one to four outputs j;
+    each argument is dual, plain or a_0 again: jvp gets one tangent per position (zeros for a
+    plain one, a_0's again for a repeat) and output j gets the j-th tangent it returns. jvp sees
+    nothing in ctx.saved_tensors, as forward saved for backward only; without a dual argument
+    it does not run and no output has a tangent."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(), label="shape")
+    kinds = data.draw(st.tuples(st.sampled_from(["dual", "plain"]), st.lists(
+        st.sampled_from(["dual", "plain", "again"]), min_size=count - 1, max_size=count - 1)),
+        label="arguments")
+    kinds = [kinds[0], *kinds[1]]
+    factors = INPUT_FACTORS[:count]
+    tangents, body = [], []
+    for i, kind in enumerate(kinds):
+        if kind == "again":
+            tangents.append(tangents[0])
+            continue
+        a = data.draw(values(shape, dtype, 2.0), label=f"a{i}")
+        t = data.draw(values(shape, dtype, 2.0), label=f"tangent of a{i}")
+        tangents.append(t.astype(np.float64) if kind == "dual" else np.zeros(shape))
+        primal = tensor_literal(a, dtype)
+        body.append(f"    a{i} = " + (f"fwAD.make_dual({primal}, {tensor_literal(t, dtype)})"
+                                      if kind == "dual" else primal))
+    names = ", ".join("a0" if kind == "again" else f"a{i}" for i, kind in enumerate(kinds))
+    script = Script(engine)
+    script.run(FORWARD_AD, "seen = []", COMBINE.format(factors=factors, outputs=outputs),
+               "with fwAD.dual_level():", *body, f"    outs = Combine.apply({names})",
+               "    tangents = [fwAD.unpack_dual(o).tangent for o in outs]")
+    dual = "dual" in kinds
+    script.check_equal("seen", [0] if dual else [],
+                       why="jvp runs once where an argument is dual and sees no tensor saved "
+                       "for forward")
+    total = sum(f * t for f, t in zip(factors, tangents))
+    magnitude = sum(abs(f) * float(np.abs(t).max(initial=0)) for f, t in zip(factors, tangents))
+    for j in range(outputs):
+        if dual:
+            script.check_close(f"tangents[{j}]", (j + 1) * total, dtype=dtype,
+                               magnitude=(j + 1) * magnitude,
+                               oracle=f"{j + 1} x the sum of f_i times each position's tangent")
+        else:
+            script.check_equal(f"tangents[{j}]", None, why="no argument is dual")
+
+
+@behaviour("FN-23")
+@needs("forward_ad")
+@given(data=st.data(), dual=st.sampled_from(["a", "b", "a, b"]))
+def test_a_function_without_jvp_raises_once_forward_ran(engine, data, dual):
+    """A Function without jvp, of one or two dual arguments: forward runs, then apply raises
+    NotImplementedError."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(FORWARD_AD, "seen = []",
+               "class Product(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, a, b):",
+               "        seen.append(1)",
+               "        return a * b",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               "        return g, g",
+               f"a = b = {tensor_literal(x, dtype)}")
+    script.raises("\n".join(["with fwAD.dual_level():",
+                             *(f"    {name} = fwAD.make_dual({name}, torch.ones_like({name}))"
+                               for name in dual.split(", ")),
+                             "    Product.apply(a, b)"]), error="NotImplementedError")
+    script.check_equal("seen", [1], why="forward runs before the missing jvp raises")
 
 
 @behaviour("FN-23")

@@ -363,6 +363,40 @@ def test_number_operands_and_sgn_carry_tangents(engine, expression, derivative, 
 
 
 @behaviour("FWD-4")
+@needs("float64")
+@pytest.mark.parametrize("operator, derivatives", [
+    ("+", lambda x, y: (1.0, 1.0)), ("-", lambda x, y: (1.0, -1.0)),
+    ("*", lambda x, y: (y, x)), ("/", lambda x, y: (1 / y, -x / y ** 2))])
+@given(shape=shapes(), wide_first=st.booleans(), data=st.data())
+def test_two_duals_with_tangents_of_two_dtypes(engine, operator, derivatives, shape, wide_first,
+                                               data):
+    """x op y, both float32 dual tensors, one with a float32 tangent and the other (first or
+    second) with a float64 one (make_dual keeps it, FWD-2): the result's tangent has the wider
+    dtype, float64, whichever operand brings it, and is dx d/dx + dy d/dy."""
+    x, y = (data.draw(full_precision_values(shape, "float32"), label=name) for name in "xy")
+    vx, vy = (data.draw(values(shape, "float64", TANGENT_BOUND), label=f"tangent of {name}")
+              for name in "xy")
+    if wide_first:
+        vy = vy.astype(np.float32).astype(np.float64)  # exact in the float32 tangent
+    else:
+        vx = vx.astype(np.float32).astype(np.float64)
+    dx, dy = derivatives(x, y)
+    x_dtype, y_dtype = ("float64", "float32") if wide_first else ("float32", "float64")
+    script = Script(engine)
+    script.run(FORWARD_AD, f"x = {tensor_literal(x, 'float32')}",
+               f"y = {tensor_literal(y, 'float32')}")
+    script.run("with fwAD.dual_level():",
+               f"    x = fwAD.make_dual(x, {tensor_literal(vx, x_dtype)})",
+               f"    y = fwAD.make_dual(y, {tensor_literal(vy, y_dtype)})",
+               f"    tangent = fwAD.unpack_dual(x {operator} y).tangent")
+    script.check("tangent.dtype == torch.float64",
+                 f"the {'first' if wide_first else 'second'} operand's tangent is float64, the "
+                 "result's is {tangent.dtype}")
+    script.check_close("tangent", dx * vx + dy * vy, dtype="float32",
+                       oracle=f"d(x {operator} y) along (dx, dy)")
+
+
+@behaviour("FWD-4")
 @needs("nn")
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
 @given(shape=shapes(min_dims=2, max_dims=2), data=st.data())

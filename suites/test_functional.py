@@ -724,6 +724,25 @@ def test_forward_mode_gives_the_same_jacobian(engine, data):
     _check_jacobian(script, "forward", fn, against="jacobian", level="(tuple, list)")
 
 
+@behaviour("FUNC-9")
+@needs(*FUNCTIONAL)
+@given(data=st.data(), dtype=st.sampled_from(["float32", "float64"]))
+def test_forward_mode_jacobian_of_a_tensor_passed_twice(engine, data, dtype):
+    """jacobian(f, (x, x), vectorize=True, strategy="forward-mode") with f(a, b) = a * b + a has
+    one block per argument, though both are x: diag(x + 1) for a and diag(x) for b (as in reverse
+    mode); an engine that merges the repeated input loses a block."""
+    shape = data.draw(shapes(), label="shape")
+    x = data.draw(values(shape, dtype), label="x")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype)}",
+               f"forward = {F}.jacobian(lambda a, b: a * b + a, (x, x), vectorize=True, "
+               "strategy='forward-mode')")
+    script.check("len(forward) == 2", "jacobian gave {len(forward)} blocks for the inputs (x, x)")
+    for index, (diagonal, oracle) in enumerate(((x + 1, "diag(x + 1)"), (x, "diag(x)"))):
+        block = np.diag(diagonal.reshape(-1)).reshape(shape + shape)
+        script.check_close(f"forward[{index}]", block, dtype=dtype, oracle=f"analytic {oracle}")
+
+
 # -- JAC-10: is_grads_batched ----------------------------------------------------------------------
 
 @behaviour("JAC-10")

@@ -126,13 +126,15 @@ def test_hooks_need_requires_grad(engine, data):
 def test_hooks_chain_in_registration_order(engine, data, count):
     """Several hooks run in registration order, each on the previous one's result: from two to
     five hooks on one tensor, each adding a shift or scaling by a factor, so that any other order
-    (the last ones reversed, one run twice or skipped) gives another gradient."""
+    (the last ones reversed, one run twice or skipped) gives another gradient. A step drawn twice
+    registers the same function object again, which runs once per registration."""
     program = data.draw(programs(engine), label="program")
     leaf = data.draw(st.sampled_from(program.grad_leaves()), label="leaf")
     steps = [data.draw(st.sampled_from(HOOK_STEPS), label=f"hook {i + 1}") for i in range(count)]
     script = Script(engine)
     script.build(program)
-    script.run(*(f"{leaf.name}.register_hook(lambda g: g {op} {value})" for op, value in steps),
+    script.run(*(f"step{i} = lambda g: g {op} {value}" for i, (op, value) in enumerate(HOOK_STEPS)),
+               *(f"{leaf.name}.register_hook(step{HOOK_STEPS.index(step)})" for step in steps),
                "out.backward()")
     gradients = analytic_grads(program, wrt=[leaf.name])
     expected, magnitude = gradients[leaf.name], gradients.magnitude

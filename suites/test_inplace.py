@@ -109,18 +109,22 @@ def test_in_place_on_leaves_is_allowed_without_grad(engine, shape, data, under_n
 
 
 @behaviour("INP-5")
-@given(data=st.data(), saved=st.sampled_from(["result", "input"]))
+@given(data=st.data(), saved=st.sampled_from(["result", "input", "result after a repeated input"]))
 def test_modifying_a_saved_tensor_makes_backward_raise(engine, data, saved):
     """If a tensor that a node saved for backward is modified in place, backward raises
-    RuntimeError: a saved result (y = tanh(out)) or a saved input (z = y * y)."""
+    RuntimeError: a saved result (y = tanh(out)), a saved input (z = y * y), or the result of
+    z = y ** y, saved after y twice: every slot is checked, not one per distinct tensor."""
     program = data.draw(programs(engine, output="any", max_ops=3), label="program")
     script = Script(engine)
     script.build(program)
     if saved == "result":
         script.run("y = torch.tanh(out)", "y.add_(1.0)")
         script.raises("y.sum().backward()")
-    else:
+    elif saved == "input":
         script.run("y = out + 0.0", "z = y * y", "y.add_(1.0)")
+        script.raises("z.sum().backward()")
+    else:
+        script.run("y = out + 0.0", "z = y ** y", "z.add_(1.0)")
         script.raises("z.sum().backward()")
 
 

@@ -397,7 +397,8 @@ def test_several_roots_sum_and_need_one_gradient_each(engine, data):
     """torch.autograd.backward([r1, ..., rk], [g1, ..., gk]) for two to four outputs built
     separately on the same leaves, r_i = c_i out (distinct factors: each root's gradient must meet
     its own root), accumulates the sum of every c_i g_i^T J in one pass; with one gradient fewer
-    than roots it raises RuntimeError and accumulates nothing."""
+    than roots it raises RuntimeError, and with a number or a list in place of a gradient at a
+    drawn position TypeError, accumulating nothing."""
     count = data.draw(counts(FUNCTION_OUTPUTS, low=2), label="number of roots")
     program = data.draw(programs(engine, output="vector"), label="program")
     gradients = [data.draw(cotangents(program.output_shape(), program.dtype), label=f"g{i + 1}")
@@ -410,6 +411,11 @@ def test_several_roots_sum_and_need_one_gradient_each(engine, data):
         script.run(f"roots.append(out * {ROOT_FACTORS[i]})")
     texts = [_tensor(program, g) for g in gradients]
     script.raises(f"torch.autograd.backward(roots, [{', '.join(texts[:-1])}])")
+    position = data.draw(st.integers(0, count - 1), label="position of the non-tensor")
+    wrong = data.draw(st.sampled_from(["1.0", "[1.0]"]), label="non-tensor gradient")
+    script.raises(f"torch.autograd.backward(roots, "
+                  f"[{', '.join(texts[:position] + [wrong] + texts[position + 1:])}])",
+                  error="TypeError")
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is None",
                      f"{leaf.name}.grad was filled by a backward that raised")

@@ -7,8 +7,8 @@ from hypothesis import event, given, strategies as st
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import programs, recorded_nodes
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import programs, recorded_nodes, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -152,27 +152,70 @@ def test_retains_grad_reports_retain_grad_on_non_leaves_only(engine, data):
 @needs("backward_inputs")
 @given(data=st.data(), passes=counts(BACKWARD_PASSES))
 def test_backward_inputs_gives_a_named_non_leaf_its_gradient(engine, data, passes):
-    """backward(inputs=[h, ...]) with h a non-leaf (no retain_grad) stores in h.grad the gradient
-    of out.sum() with respect to h, and each later pass adds it again (checked after every one of
-    up to four passes); leaves named beside h get theirs, and the leaves not named keep .grad
-    None."""
+    """backward(inputs=[h, ...]) with h a non-leaf stores in h.grad the gradient of out.sum()
+    with respect to h, and each later pass adds it again, out of place as retain_grad() does: the
+    .grad of the pass before keeps its value (checked after every one of up to four passes); once
+    per pass also where h.retain_grad() was called first (drawn). Leaves named beside h get
+    theirs, and the leaves not named keep .grad None."""
     program, name = _program_and_recorded_node(engine, data, "non-leaf input")
+    retained = data.draw(st.booleans(), label=f"{name}.retain_grad() first")
     leaves = [leaf.name for leaf in program.grad_leaves()]
     named = data.draw(st.lists(st.sampled_from(leaves), unique=True), label="leaves named too")
     ones = np.ones(program.evaluate()[program.output].shape)
     expected = analytic_grads(program, ones, wrt=[name] + named)
     script = Script(engine)
     script.build(program)
+    if retained:
+        script.run(f"{name}.retain_grad()")
     for done in range(1, passes + 1):
         script.run(f"out.sum().backward(inputs=[{', '.join([name] + named)}], retain_graph=True)")
         script.check(f"{name}.grad is not None", f"backward(inputs=[{name}]) left {name}.grad None")
+        if done > 1:
+            script.check_close("earlier", (done - 1) * expected[name], dtype=program.dtype,
+                               oracle=f"analytic, times {done - 1} passes: the earlier "
+                               f"{name}.grad, kept", magnitude=(done - 1) * expected.magnitude)
         for tensor in [name] + named:
             script.check_close(f"{tensor}.grad", done * expected[tensor], dtype=program.dtype,
                                oracle=f"analytic, times {done} passes",
                                magnitude=done * expected.magnitude)
+        script.run(f"earlier = {name}.grad")
     for leaf in leaves:
         if leaf not in named:
             script.check_equal(f"{leaf}.grad", None, why=f"{leaf} is not in inputs")
+
+
+THREE_MULTIPLES = '''\
+class ThreeMultiples(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0, x * 3.0, x * 4.0
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_b, grad_c):
+        return grad_a * 2.0 + grad_b * 3.0 + grad_c * 4.0'''
+# The outputs' weights in the loss, distinct: a gradient stored into the wrong output shows.
+OUTPUT_WEIGHTS = {"a": 1.0, "b": -2.0, "c": 0.5}
+
+
+@behaviour("LEAF-12")
+@needs("backward_inputs", "custom_function")
+@given(data=st.data(), shape=shapes())
+def test_backward_inputs_gives_each_output_of_one_node_its_gradient(engine, data, shape):
+    """backward(inputs=[...]) naming two or three outputs of one node (a custom Function's a, b,
+    c = 2x, 3x, 4x, weighted 1, -2 and 0.5 in the loss), in a drawn order: each named output gets
+    its own weight as .grad, and x, not named, keeps None."""
+    x = data.draw(values(shape, "float32"), label="x")
+    named = data.draw(st.permutations(list(OUTPUT_WEIGHTS)), label="order")[
+        :data.draw(st.integers(2, 3), label="outputs named")]
+    script = Script(engine)
+    script.run(THREE_MULTIPLES, f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               "a, b, c = ThreeMultiples.apply(x)",
+               f"loss = ({' + '.join(f'{o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
+               f"loss.backward(inputs=[{', '.join(named)}])")
+    for name in named:
+        script.check_close(f"{name}.grad", np.full(shape, OUTPUT_WEIGHTS[name]), dtype="float32",
+                           oracle=f"{name}'s weight in the loss")
+    script.check_equal("x.grad", None, why="x is not in inputs")
 
 
 @behaviour("REQ-9")

@@ -4,8 +4,8 @@ so that users porting code see the errors they know (MSG-*)."""
 import pytest
 from hypothesis import given, strategies as st
 
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.script import Script, tensor_literal
+from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -58,3 +58,28 @@ def test_gradient_shape_message(engine, data):
     sizes = ", ".join(str(size) for size in wrong)
     script.raises(f"out.backward(torch.ones({sizes}, dtype=torch.{program.dtype}))",
                   "Mismatch in shape: grad_output[0] has a shape of")
+
+
+@behaviour("MSG-9")
+@pytest.mark.parametrize("op", ["sum", "mean", pytest.param("amax", marks=needs("max_min")),
+                                pytest.param("max", marks=needs("max_min"))])
+@given(shape=shapes(), data=st.data())
+def test_a_dim_out_of_range_message(engine, op, shape, data):
+    """A dim just or well outside the range raises IndexError naming the range, which is [-1, 0]
+    for a 0-dim tensor; dim=-1 gives the result of dim=ndim - 1 (of max(dim), its values)."""
+    ndim = len(shape)
+    low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    dim = data.draw(st.sampled_from((low - 1, high + 1, low - 2, high + 2)), label="dim")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    keepdim = data.draw(st.booleans(), label="keepdim")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(data.draw(values(shape, dtype), label='x'), dtype, True)}")
+    script.raises(f"x.{op}(dim={dim})", "Dimension out of range (expected to be in range of "
+                                        f"[{low}, {high}], but got {dim})", error="IndexError")
+    pick = "[0]" if op == "max" else ""
+    script.run(f"last = x.{op}(dim=-1, keepdim={keepdim}){pick}",
+               f"counted = x.{op}(dim={high}, keepdim={keepdim}){pick}")
+    script.check("tuple(last.shape) == tuple(counted.shape) and "
+                 "(to_numpy(last) == to_numpy(counted)).all()",
+                 f"dim=-1 and dim={high} give different results",
+                 show=("to_numpy(last)", "to_numpy(counted)"))

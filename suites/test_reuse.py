@@ -81,6 +81,26 @@ def test_the_same_tensor_twice_in_one_op(engine, data, op):
                        oracle=f"analytic through x0 {op} x0", magnitude=expected.magnitude)
 
 
+@behaviour("MISC-15")
+@given(data=st.data(), op=st.sampled_from(["sub", "div"]),
+       later=st.sampled_from(["x0.clone()", "x0 * 1.0", "x0 + 0.0"]))
+def test_both_slots_add_in_operand_order_to_what_arrived(engine, data, op, later):
+    """sum((x0 - x0) * e + later), or x0 / x0 at x0 = 1, with e half an ulp of 1 and `later` a use
+    of x0 recorded afterwards, whose node runs first (HOOK-13): x0's slots bring e then -e to the
+    1 already there, (1 + e) - e rounds to 1 - e, where the other order would give exactly 1."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    size = data.draw(st.integers(1, 3), label="size")
+    half_ulp = 2.0 ** (-24 if dtype == "float32" else -53)
+    script = Script(engine)
+    script.run(f"x0 = torch.ones({size}, dtype=torch.{dtype}, requires_grad=True)",
+               f"v = x0 {'-' if op == 'sub' else '/'} x0",
+               f"out = (v * {half_ulp!r} + {later}).sum()",
+               "out.backward()")
+    script.check_equal("x0.grad.tolist()", [1.0 - half_ulp] * size,
+                       why="(1 + e) - e in floating point: the slots of one node added in "
+                       "operand order after the contribution that arrived before them")
+
+
 @behaviour("GFN-3")
 @needs("graph")
 @given(data=st.data(), op=TWO_OPERAND_OPS)

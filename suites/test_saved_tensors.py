@@ -363,3 +363,22 @@ def test_saved_tensors_may_be_modified_under_allow_mutation(engine, data, change
                *(f"    {name}.{change}" for name in changed),
                "    out.backward()")
     assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic, before the changes")
+
+
+@behaviour("SAV-12")
+@needs("inplace", "saved_tensor_mutation")
+@given(data=st.data(), change=st.sampled_from(["add_(1.0)", "mul_(2.0)", "zero_()"]))
+def test_a_tensor_saved_twice_may_be_modified_under_allow_mutation(engine, data, change):
+    """y = x + 0 saved in both slots of y * y and by a second node, y * x, then modified in place
+    inside allow_mutation_on_saved_tensors(): each slot of each node keeps y's old values, so
+    x's gradient is that of sum(y * y + y * x) as computed, 4 x."""
+    dtype, x = data.draw(_leaf(engine), label="leaf")
+    script = Script(engine)
+    _define_x(script, dtype, x)
+    script.run("with torch.autograd.graph.allow_mutation_on_saved_tensors():",
+               "    y = x + 0.0",
+               "    out = (y * y + y * x).sum()",
+               f"    y.{change}",
+               "    out.backward()")
+    script.check_close("x.grad", 4 * x, dtype=dtype, magnitude=4 * float(np.max(np.abs(x))),
+                       oracle="4 x, with y's values before the change")

@@ -163,10 +163,8 @@ class Function:
         mode (FN-1, FN-14). Each call makes a node of its own, so a Function applied several times
         runs its backward once per application, with the sum of its outputs' uses (FN-19). Where
         an argument has a tangent, forward mode runs jvp (FN-22); a Function without one raises
-        (FN-23)."""
+        then, after forward ran, as in torch (FN-23)."""
         tangents = [tangent(a) if isinstance(a, Tensor) else None for a in args]
-        if any(t is not None for t in tangents) and cls.jvp is Function.jvp:
-            raise NotImplementedError(JVP_MESSAGE)
         ctx = _node_class(cls)(args)
         with primals_only():
             result = _run_forward(cls, ctx, args)

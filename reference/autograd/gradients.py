@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from .. import graph, walk
+from .. import walk
 from ..graph import edge, input_node
 from ..tensor import Tensor, make
 from .graph import GradientEdge
@@ -129,16 +129,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def _accumulator_of(tensors):
     """What backward(inputs=[...]) does with the gradient that reaches the node of `tensors`:
-    accumulate each one's part into its .grad (MISC-4), a non-leaf's too (LEAF-12). A leaf's node is
-    its AccumulateGrad, which the walk runs (`run_targets`): it accumulates by itself."""
+    accumulate each one's part into its .grad (MISC-4), a non-leaf's too (LEAF-12), as torch's
+    retain_grad does: out of place, the earlier .grad keeping its value, and once, not again for a
+    tensor whose retain_grad() stored it already. A leaf's node is its AccumulateGrad, which the
+    walk runs (`run_targets`): it accumulates by itself."""
     if tensors[0].grad_fn is None:
         return _accumulated_by_the_node
 
     def accumulate(grad):
         for t in tensors:
             part = _for_output(grad, input_node(t), t._output_nr)
-            if part is not None:
-                graph.accumulate_into(t, part)
+            if part is not None and not t._retains_grad:
+                walk._store_retained(t, part if isinstance(part, Tensor) else make(np.asarray(part)))
     return accumulate
 
 
@@ -166,8 +168,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")  # GRAD-8
     edges = [_edge_of(t) for t in inputs]
-    if materialize_grads and any(isinstance(t, GradientEdge) for t in inputs):
-        raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
     # One root per output: the walk sums their vector-Jacobian products at each input (GRAD-9).
     grads = _root_grads(outputs, grad_outputs, create_graph)  # v^T J for grad_outputs v (JAC-2)
     roots = _root_edges(outputs)
@@ -185,6 +185,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if not allow_unused:  # GRAD-2; the index counts the inputs from 0 (GRAD-10)
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads and isinstance(t, GradientEdge):  # no tensor to make zeros like (GRAD-13)
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             results.append(make(np.zeros_like(t._array)) if materialize_grads else None)
         elif isinstance(g, Tensor):
             results.append(g)

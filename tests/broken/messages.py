@@ -39,3 +39,21 @@ def torch_reworded_errors():
 
     _torch.patch_backward(_backward)
     return {"tensor": tensor}
+
+
+@mutant("MSG-9")
+def torch_wraps_dims_around():
+    """Reductions take an out-of-range dim modulo the number of dims, as an index into a ring,
+    instead of raising torch's IndexError."""
+    def _wrapping(original):
+        def reduce(self, *args, **kwargs):
+            ring = max(self.dim(), 1)
+            if args and isinstance(args[0], int):
+                args = (args[0] % ring, *args[1:])
+            if isinstance(kwargs.get("dim"), int):
+                kwargs["dim"] %= ring
+            return original(self, *args, **kwargs)
+        return reduce
+
+    for name in ("sum", "mean", "amax", "max"):
+        setattr(torch.Tensor, name, _wrapping(getattr(torch.Tensor, name)))

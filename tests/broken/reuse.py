@@ -7,7 +7,7 @@ import textwrap
 import torch
 
 from autograd_conformance import reference
-from tests.broken import _torch
+from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
 
@@ -70,5 +70,19 @@ def reference_last_contribution_wins():
     _source = textwrap.dedent(inspect.getsource(reference.walk._arrive))
     if _SUM not in _source:
         raise ImportError("reference.walk._arrive changed: update this mutant's patch")
-    exec(compile(_source.replace(_SUM, "pending[child] = child_grad"), reference.walk.__file__,
+    exec(compile(_source.replace(_SUM, "pending[node] = grad"), reference.walk.__file__,
                  "exec"), reference.walk.__dict__)
+
+
+@mutant("MISC-15")
+def reference_slots_delivered_last_first():
+    """A node hands its inputs their gradients last slot first: every sum is right up to rounding,
+    but (x0 - x0) after a later use of x0 adds -e before +e and rounds to 1 instead of 1 - e."""
+    _ZIP = "zip(node.next_functions, outputs or _NOTHING_ARRIVED)"
+    _source = textwrap.dedent(inspect.getsource(reference.walk.run_backward))
+    if _ZIP not in _source:
+        raise ImportError("reference.walk.run_backward changed: update this mutant's patch")
+    namespace = dict(reference.walk.__dict__)
+    exec(compile(_source.replace(_ZIP, f"reversed(list({_ZIP}))"), reference.walk.__file__,
+                 "exec"), namespace)
+    _reference.replace(reference.walk, "run_backward", lambda original: namespace["run_backward"])
