@@ -14,6 +14,7 @@ import importlib.util
 import pytest
 
 from autograd_conformance.harness.catalog import load_catalog
+from autograd_conformance.harness.counts import COUNTS
 from tests.broken import mutants
 from tests.support.run import ROOT, run_suites
 from tests.support.warm import clean_environment, run_python
@@ -56,6 +57,15 @@ def test_every_catalog_behaviour_has_a_mutant():
     broken = {id_ for mutant in MUTANTS.values() for id_ in mutant.behaviours}
     missing = [id_ for id_ in load_catalog().behaviours if id_ not in broken]
     assert not missing, f"catalog behaviours without a broken engine in broken: {missing}"
+
+
+def test_every_count_has_a_mutant_that_only_its_corner_shows():
+    """Issue 28: for each count a test draws (autograd_conformance/harness/counts.py), a broken
+    engine that is right below the count's corner (two hooks, two passes, one save) and wrong at
+    it, so that the reach test's corners are shown to matter; test_mutant_is_killed kills each."""
+    cornered = {mutant.corner for mutant in MUTANTS.values() if mutant.corner is not None}
+    missing = [count.what for count in COUNTS if count not in cornered]
+    assert not missing, f"counts without a corner mutant: {missing}"
 
 
 def test_mutants_name_only_catalog_behaviours():

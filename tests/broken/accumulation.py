@@ -7,6 +7,7 @@ import torch
 from autograd_conformance import reference
 from autograd_conformance.reference import creation, graph
 from autograd_conformance.reference.tensor import Tensor, make
+from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 
@@ -22,7 +23,7 @@ def torch_no_accumulation():
     _torch.patch_backward(_backward)
 
 
-@mutant("ACC-1", "LEAF-9", "REQ-13", "RETAIN-9")
+@mutant("ACC-1", "LEAF-9", "REQ-13", "RETAIN-9", corner=BACKWARD_PASSES)
 def torch_accumulation_overwrites_from_the_third_pass():
     """Each leaf counts the backward passes that reach it: the first two add into .grad, each
     later one overwrites it, so .grad is right after one or two passes and one pass's from the

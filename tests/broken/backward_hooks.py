@@ -10,6 +10,7 @@ import numpy as np
 from autograd_conformance.reference import graph, module_hooks, node_hooks, walk
 import autograd_conformance.reference.autograd.graph as autograd_graph
 from autograd_conformance.reference.tensor import Tensor, make
+from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE, HOOKS_PER_TENSOR
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -41,7 +42,7 @@ def _third_on_first(hooks):
         hooks.update([items[-1], *items[:-1]])
 
 
-@mutant("HOOK-9")
+@mutant("HOOK-9", corner=HOOKS_PER_TENSOR)
 def reference_post_accumulate_hooks_after_the_second_run_first():
     """A leaf's first two post-accumulate hooks run in registration order, each later one before
     them all: only three or more hooks on one leaf show it."""
@@ -55,7 +56,7 @@ def reference_post_accumulate_hooks_after_the_second_run_first():
     Tensor.register_post_accumulate_grad_hook = _registered_third_on_first
 
 
-@mutant("HOOK-9")
+@mutant("HOOK-9", corner=BACKWARD_PASSES)
 def reference_post_accumulate_hooks_skipped_from_the_third_pass():
     """A leaf's post-accumulate hooks run after its first two accumulations only: from the third
     backward on, .grad is updated but the hooks stay silent."""
@@ -90,7 +91,7 @@ def reference_module_hook_result_ignored():
     module_hooks._HookedCall._on_inputs = _observing_only
 
 
-@mutant("HOOK-12")
+@mutant("HOOK-12", corner=HOOKS_PER_MODULE)
 def reference_module_hooks_from_the_third_get_the_first_grads():
     """A module's first two backward hooks (and pre-hooks) each get the previous one's result,
     each later one the gradients the first one got, as if the chain restarted; the last result
@@ -106,7 +107,7 @@ def reference_module_hooks_from_the_third_get_the_first_grads():
     _reference.replace(module_hooks, "_run", _restarting)
 
 
-@mutant("HOOK-14", "HOOK-15")
+@mutant("HOOK-14", "HOOK-15", corner=HOOKS_PER_NODE)
 def reference_node_hooks_after_the_second_run_first():
     """A node's first two pre-hooks (and post-hooks) run in registration order, each later one
     before them all: only three or more hooks of a kind on one node show it."""
@@ -179,7 +180,7 @@ def reference_retain_grad_after_node_prehooks():
     walk._call = _call_storing_after_the_prehooks
 
 
-@mutant("HOOK-18")
+@mutant("HOOK-18", corner=HOOKS_PER_TENSOR)
 def reference_tensor_hooks_from_the_third_kept_with_the_node_prehooks():
     """A non-leaf's first two tensor hooks run before its node's pre-hooks, each later one is kept
     with them, as the last pre-hook so far: it runs after retain_grad's store and after the
@@ -207,7 +208,7 @@ def reference_multi_grad_hook_waits_for_every_tensor():
     autograd_graph._reached = lambda backward_pass, tensors: len(tensors)
 
 
-@mutant("HOOK-19")
+@mutant("HOOK-19", corner=BACKWARD_PASSES)
 def reference_multi_grad_hook_fires_twice_from_the_third_pass():
     """A multi-grad hook fires once in each of the first two backward passes that reach its
     tensors, and twice in each later one."""

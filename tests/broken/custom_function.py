@@ -8,6 +8,7 @@ import numpy as np
 
 from autograd_conformance.reference.autograd import function
 from autograd_conformance.reference.graph import FREED_MESSAGE, edge
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS
 from tests.broken.registry import mutant
 
 
@@ -56,7 +57,7 @@ def reference_function_backward_gets_ones():
     function.FunctionBackward._incoming = _ones
 
 
-@mutant("FN-4")
+@mutant("FN-4", corner=FUNCTION_INPUTS)
 def reference_function_gradients_shifted_from_the_third_input():
     """From the third tensor argument on, each argument gets the gradient backward returned for
     the tensor argument before it (an index off by one past the first two)."""
@@ -126,7 +127,7 @@ def reference_function_always_materializes():
     function.FunctionBackward.set_materialize_grads = lambda self, value: None
 
 
-@mutant("FN-9")
+@mutant("FN-9", corner=FUNCTION_OUTPUTS)
 def reference_function_materializes_two_outputs():
     """backward gets zeros for the first two outputs that no gradient reached, and None for the
     third and later ones, as if materializing were off for them."""

@@ -5,6 +5,7 @@ import numpy as np
 
 from autograd_conformance import reference
 from autograd_conformance.reference.autograd import forward_jacobian, functional, gradients
+from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -167,7 +168,7 @@ def reference_jacobian_input_major():
     _reference.replace(functional, "jacobian", _input_major)
 
 
-@mutant("JAC-9")
+@mutant("JAC-9", corner=FUNCTION_INPUTS)
 def reference_jacobian_reverses_the_inputs_after_the_second():
     """jacobian gives, in each row, the blocks of the third input onwards in reverse order: right
     for up to three inputs (the functional tests drew three before counts.py), wrong from four
@@ -186,7 +187,7 @@ def reference_jacobian_reverses_the_inputs_after_the_second():
     _reference.replace(functional, "jacobian", _reversed_inputs)
 
 
-@mutant("JAC-9")
+@mutant("JAC-9", corner=FUNCTION_OUTPUTS)
 def reference_jacobian_puts_the_second_output_last():
     """jacobian of a function returning three or more outputs gives the row of the second output
     after those of the third onwards: right for one or two outputs (hessian's own inner jacobians
@@ -204,7 +205,7 @@ def reference_jacobian_puts_the_second_output_last():
     _reference.replace(functional, "jacobian", _second_output_last)
 
 
-@mutant("FUNC-2")
+@mutant("FUNC-2", corner=FUNCTION_INPUTS)
 def reference_jvp_drops_the_tangents_from_the_fourth_input():
     """jvp takes the v of the fourth input onwards as zeros, leaving their columns out of J v:
     right for up to three inputs (the functional tests drew three before counts.py)."""

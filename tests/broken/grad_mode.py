@@ -7,6 +7,7 @@ import functools
 import torch
 
 from autograd_conformance.reference import grad_mode, graph
+from autograd_conformance.harness.counts import NESTING_DEPTH
 from tests.broken import _torch
 from tests.broken.registry import mutant
 
@@ -71,7 +72,7 @@ def torch_grad_mode_exit_enables():
     return {"no_grad": no_grad}
 
 
-@mutant("MODE-4")
+@mutant("MODE-4", corner=NESTING_DEPTH)
 def torch_third_decorated_call_restores_the_outermost():
     """A function decorated with a grad mode, called inside two other modes (the third nested
     context), restores on return the mode from before the outermost one, not its caller's: one

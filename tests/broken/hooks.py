@@ -11,6 +11,7 @@ from autograd_conformance import reference
 from autograd_conformance.reference.hooks import HookDict
 from autograd_conformance.reference import node_hooks, walk
 from autograd_conformance.reference.tensor import Tensor, make
+from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_TENSOR, USES_OF_ONE_TENSOR
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
@@ -125,7 +126,7 @@ def torch_hooks_run_in_reverse():
     torch.Tensor.register_hook = _register
 
 
-@mutant("HOOK-6")
+@mutant("HOOK-6", corner=HOOKS_PER_TENSOR)
 def torch_hooks_after_the_second_run_first():
     """The first two hooks on a tensor run in registration order, each later one before them all
     (inserted at the front of the list from the third on): only three or more hooks show it."""
@@ -159,7 +160,7 @@ def reference_oldest_node_first():
     reference.graph._creation_order = itertools.count(0, -1)
 
 
-@mutant("HOOK-13")
+@mutant("HOOK-13", corner=USES_OF_ONE_TENSOR)
 def reference_ready_nodes_sorted_against_the_first_only():
     """The walk's queue of ready nodes takes a node that becomes ready in front if it was created
     after the first one waiting, else at the back: right while at most two wait, but three
@@ -171,7 +172,7 @@ def reference_ready_nodes_sorted_against_the_first_only():
                                        heappush=push)
 
 
-@mutant("HOOK-7")
+@mutant("HOOK-7", corner=BACKWARD_PASSES)
 def torch_leaf_hook_result_dropped_from_the_third_pass():
     """A leaf's hook changes the gradient of the first two backward passes only: from the third
     on it runs, but the pass's own gradient is accumulated."""
@@ -253,7 +254,7 @@ def torch_hook_fires_per_use():
 NOT_USES = {"backward", "register_hook", "retain_grad", "register_post_accumulate_grad_hook"}
 
 
-@mutant("HOOK-10")
+@mutant("HOOK-10", corner=USES_OF_ONE_TENSOR)
 def torch_hook_fires_again_per_use_from_the_third():
     """A hooked tensor fires its hooks once with the sum of its uses' contributions and, from its
     third use on, again with each use's own contribution (the engine hooks the edges of the later

@@ -6,6 +6,7 @@ import torch
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference import methods
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 
@@ -120,7 +121,7 @@ def reference_roots_without_gradients_dropped():
     _reference.replace(gradients, "_root_grads", _truncating)
 
 
-@mutant("JAC-14")
+@mutant("JAC-14", corner=FUNCTION_OUTPUTS)
 def reference_second_and_last_roots_swap_gradients():
     """autograd.backward of three or more roots gives the second root the last gradient and the
     last root the second one: right for one or two roots."""

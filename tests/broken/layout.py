@@ -7,6 +7,7 @@ from numpy.lib.stride_tricks import as_strided
 from autograd_conformance.reference import graph, layout
 from autograd_conformance.reference.ops import views
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -56,7 +57,7 @@ def reference_accumulation_out_of_place():
     _reference.replace(graph, "accumulate_into", _out_of_place)
 
 
-@mutant("ACC-3")
+@mutant("ACC-3", corner=BACKWARD_PASSES)
 def reference_accumulation_out_of_place_from_the_third_pass():
     """The first two passes add into .grad in place; from the third on, a pass replaces .grad with
     a new tensor holding the sum, so a reference to the earlier .grad stops following it."""
@@ -145,7 +146,7 @@ def reference_grad_dtype_ignored_by_backward():
     Tensor._cast_grad_to = property(lambda self: None)
 
 
-@mutant("BC-6")
+@mutant("BC-6", corner=BACKWARD_PASSES)
 def reference_grad_dtype_lost_from_the_third_pass():
     """A leaf whose grad_dtype is set gets its .grad in that dtype and adds the second pass into
     it; from the third pass on the sum is rebuilt in the leaf's own dtype."""

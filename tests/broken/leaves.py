@@ -11,6 +11,7 @@ from autograd_conformance.reference import graph, walk
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import copies
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
@@ -228,7 +229,7 @@ def reference_retained_grad_overwritten():
     _reference.replace(walk, "_store_retained", _overwriting)
 
 
-@mutant("LEAF-10")
+@mutant("LEAF-10", corner=BACKWARD_PASSES)
 def reference_retained_grad_overwritten_from_the_third_pass():
     """A retained non-leaf's .grad sums the first two passes, and each later pass replaces it by
     that pass's gradient alone."""
@@ -277,7 +278,7 @@ def reference_non_leaf_input_grad_replaced():
     _reference.replace(gradients, "_accumulator_of", _replacing)
 
 
-@mutant("LEAF-12")
+@mutant("LEAF-12", corner=BACKWARD_PASSES)
 def reference_non_leaf_input_grad_replaced_from_the_third_pass():
     """backward(inputs=[h]) adds into a non-leaf h's .grad on the first two passes, and each later
     pass replaces it by that pass's gradient alone."""

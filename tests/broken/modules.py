@@ -7,6 +7,7 @@ import torch
 
 from autograd_conformance.reference import grad_mode, nn
 from autograd_conformance.reference.ops import inplace, linalg, reductions
+from autograd_conformance.harness.counts import SEQUENTIAL_MODULES
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 
@@ -25,7 +26,7 @@ def torch_params_not_requiring_grad():
     return {"Linear": Linear, "nn": nn}
 
 
-@mutant("MOD-1")
+@mutant("MOD-1", corner=SEQUENTIAL_MODULES)
 def torch_sequential_lists_later_layers_first():
     """A Sequential lists the parameters of its first two submodules that have any in order, and
     those of each later one before them all (inserted at the front from the third on): only three

@@ -14,12 +14,15 @@ import functools
 from dataclasses import dataclass
 from typing import Callable
 
+from autograd_conformance.harness.counts import Count
+
 
 @dataclass(frozen=True)
 class Mutant:
     name: str
     behaviours: tuple[str, ...]
     install: Callable[[], dict | None]
+    corner: Count | None = None     # the count whose corner alone shows the bug, if any
 
     @property
     def base(self) -> str:
@@ -40,15 +43,17 @@ class Mutant:
 MUTANTS: dict[str, Mutant] = {}
 
 
-def mutant(*behaviours: str):
-    """Declare the decorated function a mutant that breaks `behaviours`."""
+def mutant(*behaviours: str, corner: Count | None = None):
+    """Declare the decorated function a mutant that breaks `behaviours`; `corner`: the count
+    (autograd_conformance/harness/counts.py) below whose corner the engine is right, so that only
+    a test reaching the corner can kill it."""
     def declare(install):
         if install.__name__ in MUTANTS:
             raise ValueError(f"mutant {install.__name__} is declared twice")
         if not install.__name__.startswith(("torch_", "reference_")):
             raise ValueError(f"mutant {install.__name__}: the name says the engine it breaks "
                              f"(torch_... or reference_...)")
-        MUTANTS[install.__name__] = Mutant(install.__name__, behaviours, install)
+        MUTANTS[install.__name__] = Mutant(install.__name__, behaviours, install, corner)
         return install
     return declare
 

@@ -9,6 +9,7 @@ import torch
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 
@@ -196,7 +197,7 @@ def reference_root_index_unnamed():
     _reference.replace(gradients, "_root_edges", _first_named)
 
 
-@mutant("REQ-11")
+@mutant("REQ-11", corner=FUNCTION_OUTPUTS)
 def torch_constant_roots_past_the_second_dropped():
     """autograd.backward and autograd.grad check the first two roots; a later one that does not
     require grad is silently left out instead of raising 'element i of tensors does not require

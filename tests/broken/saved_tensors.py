@@ -8,6 +8,7 @@ import autograd_conformance.reference.autograd.graph as autograd_graph
 from autograd_conformance.reference import graph, hooks
 from autograd_conformance.reference.hooks import saved_tensor_hooks
 from autograd_conformance.reference.ops import arithmetic
+from autograd_conformance.harness.counts import BACKWARD_PASSES, NESTING_DEPTH, SAVES_OF_ONE_TENSOR
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -44,7 +45,7 @@ def reference_saved_hooks_unpack_skipped():
     graph.Packed.unpacked = lambda self: self.tensor
 
 
-@mutant("SAV-1", "SAV-7")
+@mutant("SAV-1", "SAV-7", corner=SAVES_OF_ONE_TENSOR)
 def reference_one_node_packs_a_tensor_once():
     """A node packs each tensor object it saves once: saving it again (x * x, or
     ctx.save_for_backward(a, a)) reuses what pack returned the first time, so pack runs once for
@@ -72,7 +73,7 @@ def reference_one_node_packs_a_tensor_once():
     graph.Node.save = _packing_once
 
 
-@mutant("SAV-2")
+@mutant("SAV-2", corner=BACKWARD_PASSES)
 def reference_unpacked_kept_from_the_second_pass():
     """A saved tensor unpacked a second time (by a second pass through a retained graph) keeps
     what unpack returned in place of what pack returned: from the third pass on unpack gets that
@@ -111,7 +112,7 @@ def reference_saved_hooks_outermost_wins():
     hooks.SavedTensorHooks.current = lambda self: self.stack[0] if self.stack else None
 
 
-@mutant("SAV-4")
+@mutant("SAV-4", corner=NESTING_DEPTH)
 def reference_saved_hooks_stack_holds_two():
     """The stack of open hook pairs holds two: opening a third context forgets the outermost,
     so once the inner two close no hooks apply inside it."""

@@ -3,6 +3,7 @@ zero_grad, backward, optimizer step."""
 
 import torch
 
+from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken.registry import Namespace, mutant
 
 
@@ -41,7 +42,7 @@ def torch_step_zeroes_grads():
     return {"SGD": SGD, "Adam": Adam, "optim": optim}
 
 
-@mutant("OPT-2")
+@mutant("OPT-2", corner=BACKWARD_PASSES)
 def torch_step_zeroes_grads_every_second_step():
     """SGD.step() zeroes the gradients after every second step (a window of two accumulated
     steps), so the gradients of two backward passes add up into one update but a third pass

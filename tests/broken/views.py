@@ -9,6 +9,7 @@ from autograd_conformance.reference.graph import record
 from autograd_conformance.reference.ops.common import output
 from autograd_conformance.reference.ops import copies, inplace, views
 from autograd_conformance.reference.tensor import Tensor, _VersionCounter
+from autograd_conformance.harness.counts import VIEW_CHAIN
 from tests.broken import _reference
 from tests.broken.registry import mutant
 
@@ -147,7 +148,7 @@ def reference_views_follow_own_writes_only():
     inplace._rebase = _rebase_and_follow
 
 
-@mutant("VIEW-10")
+@mutant("VIEW-10", corner=VIEW_CHAIN)
 def reference_writes_reach_the_parent_view_only():
     """A write through a view of a view tells its parent view that the storage changed, not the
     views further up the chain: in a chain of three or more views, a write through the last leaves
