@@ -103,9 +103,9 @@ def torch_hook_without_requires_grad_ok():
     torch.Tensor.register_hook = _register
 
 
-@mutant("HOOK-6")
-def torch_hooks_run_in_reverse():
-    """Hooks run in reverse registration order (each new hook is prepended)."""
+def _chained_hooks_inserted_at(position):
+    """Tensor.register_hook keeping each tensor's hooks in a list of its own, run in list order
+    by one torch hook; a new hook goes in at `position(hooks)`."""
     _register_hook = torch.Tensor.register_hook
 
     def _register(self, hook):
@@ -120,34 +120,23 @@ def torch_hooks_run_in_reverse():
                 return grad
 
             _register_hook(self, run_all)
-        hooks.insert(0, hook)
+        hooks.insert(position(hooks), hook)
         return _torch.ListedHook(hooks, hook)
 
     torch.Tensor.register_hook = _register
+
+
+@mutant("HOOK-6")
+def torch_hooks_run_in_reverse():
+    """Hooks run in reverse registration order (each new hook is prepended)."""
+    _chained_hooks_inserted_at(lambda hooks: 0)
 
 
 @mutant("HOOK-6", corner=HOOKS_PER_TENSOR)
 def torch_hooks_after_the_second_run_first():
     """The first two hooks on a tensor run in registration order, each later one before them all
     (inserted at the front of the list from the third on): only three or more hooks show it."""
-    _register_hook = torch.Tensor.register_hook
-
-    def _register(self, hook):
-        hooks = getattr(self, "_mutant_hooks", None)
-        if hooks is None:
-            hooks = self._mutant_hooks = []
-
-            def run_all(grad):
-                for each in list(hooks):
-                    result = each(grad)
-                    grad = grad if result is None else result
-                return grad
-
-            _register_hook(self, run_all)
-        hooks.insert(len(hooks) if len(hooks) < 2 else 0, hook)
-        return _torch.ListedHook(hooks, hook)
-
-    torch.Tensor.register_hook = _register
+    _chained_hooks_inserted_at(lambda hooks: len(hooks) if len(hooks) < 2 else 0)
 
 
 @mutant("HOOK-13")
