@@ -258,10 +258,9 @@ def reference_grads_require_grad():
     _reference.replace(graph, "accumulate_into", _requiring)
 
 
-@mutant("LEAF-12")
-def reference_non_leaf_input_grad_replaced():
-    """backward(inputs=[h]) stores h's gradient in h.grad, but each pass replaces it instead of
-    adding to it: right after one pass, wrong after two."""
+def _non_leaf_input_grads_replaced_where(replaced):
+    """backward(inputs=[...]) of non-leaves: before each pass adds into their .grad, the tensors
+    for which `replaced(t)` holds drop what earlier passes left there."""
     def _replacing(accumulator_of):
         def accumulator(tensors):
             accumulate = accumulator_of(tensors)
@@ -270,7 +269,8 @@ def reference_non_leaf_input_grad_replaced():
 
             def replace(grad):
                 for t in tensors:
-                    t._grad = None
+                    if replaced(t):
+                        t._grad = None
                 accumulate(grad)
             return replace
         return accumulator
@@ -278,27 +278,19 @@ def reference_non_leaf_input_grad_replaced():
     _reference.replace(gradients, "_accumulator_of", _replacing)
 
 
+@mutant("LEAF-12")
+def reference_non_leaf_input_grad_replaced():
+    """backward(inputs=[h]) stores h's gradient in h.grad, but each pass replaces it instead of
+    adding to it: right after one pass, wrong after two."""
+    _non_leaf_input_grads_replaced_where(lambda tensor: True)
+
+
 @mutant("LEAF-12", corner=BACKWARD_PASSES)
 def reference_non_leaf_input_grad_replaced_from_the_third_pass():
     """backward(inputs=[h]) adds into a non-leaf h's .grad on the first two passes, and each later
     pass replaces it by that pass's gradient alone."""
     passes = _reference.call_counter()
-
-    def _replacing(accumulator_of):
-        def accumulator(tensors):
-            accumulate = accumulator_of(tensors)
-            if tensors[0].grad_fn is None:
-                return accumulate
-
-            def replace_from_the_third(grad):
-                for t in tensors:
-                    if passes(t) >= 3:
-                        t._grad = None
-                accumulate(grad)
-            return replace_from_the_third
-        return accumulator
-
-    _reference.replace(gradients, "_accumulator_of", _replacing)
+    _non_leaf_input_grads_replaced_where(lambda tensor: passes(tensor) >= 3)
 
 
 @mutant("LEAF-15")
