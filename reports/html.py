@@ -23,6 +23,7 @@ from ..runner.watchdog import NOT_RUN
 from .render import TEMPLATES, environment
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "error": "ENGINE ERROR (not judged)",
+                "unjudged": "not judged (its test failed on another behaviour's check)",
                 "cancelled": "not run (engine unresponsive)", "xfailed": "known gap",
                 "skipped": "skipped", "notrun": "not run"}
 OUTCOME_LABELS = {"passed": "passed", "failed": "failed", "xfailed": "expected failure (baseline)",
@@ -98,7 +99,7 @@ def _areas(run, matrix) -> list[tuple[str, list[dict]]]:
             "id": behaviour, "level": info.level if info else LEVELS[-1],
             "rule": info.rule if info else "", "sources": _sources(info.source if info else ""),
             "deviation": behaviour in load_deviations(),
-            "failing": any(cell.state in ("failed", "error", "cancelled", "xfailed")
+            "failing": any(cell.state in ("failed", "error", "unjudged", "cancelled", "xfailed")
                            for cell in row.values()),
             "cells": [_cell(row.get(engine)) for engine in engines]})
     return [(catalog.areas.get(area, area), rows) for area, rows in by_area.items()]

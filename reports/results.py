@@ -23,9 +23,11 @@ from ..runner.outcomes import crashed, error_text, outcome, reason, root_error
 from ..runner.watchdog import NOT_RUN
 
 # A test's outcome, and the state of a behaviour on an engine, worst first. "error": the engine
-# raised outside any check of the behaviour, so it was not judged; "cancelled": not run because its
-# engine stopped responding (autograd_conformance/runner/watchdog.py).
-STATES = ("failed", "error", "cancelled", "xfailed", "skipped", "passed")
+# raised outside any check of the behaviour, so it was not judged; "unjudged": a test of the
+# behaviour failed on another behaviour's check, so this one was not judged either (it never counts
+# as passing with a failed test); "cancelled": not run because its engine stopped responding
+# (autograd_conformance/runner/watchdog.py).
+STATES = ("failed", "error", "unjudged", "cancelled", "xfailed", "skipped", "passed")
 @dataclass
 class TestRecord:
     __test__ = False  # not a pytest test class
@@ -119,8 +121,10 @@ class Results:
 def behaviour_states(record: TestRecord) -> dict[str, str]:
     """The state of each of the test's behaviours by this test alone. A failed test fails the
     behaviours whose checks failed (a check that names no behaviour is the test's, all of them);
-    where the engine raised outside any check, the others are "error" (not judged); a failure that
-    left no reproducer (a crash, a time-out, the test's own code) fails them all."""
+    where the engine raised outside any check, the others are "error" (not judged); where only
+    other behaviours' checks failed, "unjudged": their checks may never have run, so a failed test
+    never passes a behaviour. A failure that left no reproducer (a crash, a time-out, the test's
+    own code) fails them all."""
     outcome = record.outcome
     if outcome == "xpassed":
         outcome = "passed"          # a strict expected failure that passed: the engine conforms
@@ -132,14 +136,17 @@ def behaviour_states(record: TestRecord) -> dict[str, str]:
     failed = {found["behaviour"] for found in checks}
     raised = any(not found.get("check") for found in record.reproducers)
     return {behaviour: "failed" if None in failed or behaviour in failed
-            else "error" if raised else "passed" for behaviour in record.behaviours}
+            else "error" if raised else "unjudged" for behaviour in record.behaviours}
 
 
 def first_error(record: TestRecord, behaviour: str | None = None) -> str:
-    """The first distinct error of a failing test (of `behaviour`'s checks, where it has one)."""
+    """The first distinct error of a failing test (of `behaviour`'s checks, where it has one;
+    else the other behaviour's check that failed, named)."""
     for found in record.reproducers:
         if behaviour is None or found.get("behaviour") in (None, behaviour):
             return found.get("error") or ""
+    for found in record.reproducers:
+        return f"not judged, {found.get('behaviour')}'s check failed: {found.get('error') or ''}"
     return (record.error.splitlines() or [""])[0]
 
 
@@ -165,14 +172,16 @@ class Cell:
     def error(self) -> str:
         """The first distinct error of the tests that fail (or error) here."""
         bad = next((test for test in self.tests
-                    if behaviour_states(test).get(self.behaviour) in ("failed", "error")), None)
+                    if behaviour_states(test).get(self.behaviour) in ("failed", "error",
+                                                                      "unjudged")), None)
         return first_error(bad, self.behaviour) if bad is not None else ""
 
 
 def cell_state(tests: list[TestRecord], behaviour: str) -> str:
     """A behaviour passes on an engine when all its tests pass it there (a strict expected failure
     that passed counts as passing: the engine conforms); a test failing its checks makes it fail;
-    one where the engine raised outside its checks, error; a known gap (an expected failure, or
+    one where the engine raised outside its checks, error; one that failed on another behaviour's
+    check, unjudged; a known gap (an expected failure, or
     a test skipped by the baseline) makes it xfail; a test not run because the run gave its engine
     up makes it cancelled; any other skip, skipped."""
     if not tests:
@@ -211,6 +220,7 @@ class EngineSummary:
         """How the behaviours that do not pass are split: "2 failing, 1 known gaps"."""
         return ", ".join(f"{self.states[s]} {label}" for s, label in
                          (("failed", "failing"), ("error", "not judged: the engine raised"),
+                          ("unjudged", "not judged: another behaviour's check failed first"),
                           ("cancelled", "not run"),
                           ("xfailed", "known gaps"), ("skipped", "skipped")) if self.states[s])
 

@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, settings, strategies as st
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
@@ -83,12 +83,13 @@ def _reproducer(behaviour, check, error="AssertionError: no"):
 
 def test_a_failing_test_fails_only_the_behaviours_whose_checks_failed():
     """A failed check fails its behaviour (one that names none, all of the test's); where the
-    engine raised outside any check, the test's other behaviours were not judged (error); a
-    failure without a reproducer (a crash, a time-out) fails them all."""
+    engine raised outside any check, the test's other behaviours were not judged (error); where
+    another behaviour's check failed, not judged either (unjudged), never passed; a failure
+    without a reproducer (a crash, a time-out) fails them all."""
     def states(*reproducers):
         return behaviour_states(TestRecord("t", outcome="failed", behaviours=["B1", "B2"],
                                            reproducers=list(reproducers)))
-    assert states(_reproducer("B1", True)) == {"B1": "failed", "B2": "passed"}
+    assert states(_reproducer("B1", True)) == {"B1": "failed", "B2": "unjudged"}
     assert states(_reproducer(None, True)) == {"B1": "failed", "B2": "failed"}
     assert states(_reproducer("B1", True), _reproducer(None, False)) == {
         "B1": "failed", "B2": "error"}
@@ -98,6 +99,39 @@ def test_a_failing_test_fails_only_the_behaviours_whose_checks_failed():
                         reproducers=[_reproducer(None, False, "TypeError: no mean")])
     cell = behaviour_matrix(Results.of([record]), ["e"])["B1"]["e"]
     assert (cell.state, cell.error) == ("error", "TypeError: no mean")
+
+
+_BEHAVIOURS = ("B1", "B2", "B3")
+
+
+@given(reproducers=st.lists(st.builds(_reproducer, st.sampled_from((None,) + _BEHAVIOURS),
+                                      st.booleans()), max_size=4),
+       others=st.lists(st.sampled_from(("passed", "xpassed", "skipped", "xfailed")), max_size=2))
+def test_no_behaviour_passes_with_a_failed_test(reproducers, others):
+    """Attribution is exact: whatever a failed test's reproducers say, none of its behaviours is
+    passed by it, and a behaviour with a failed test never passes on that engine."""
+    failed = TestRecord("failed", engine="e", outcome="failed", behaviours=list(_BEHAVIOURS),
+                        reproducers=reproducers)
+    assert "passed" not in behaviour_states(failed).values()
+    records = [failed] + [TestRecord(f"t{i}", engine="e", outcome=outcome, behaviours=["B1"])
+                          for i, outcome in enumerate(others)]
+    matrix = behaviour_matrix(Results.of(records), ["e"])
+    assert all(matrix[b]["e"].state != "passed" for b in _BEHAVIOURS)
+
+
+def test_a_behaviour_whose_shared_test_failed_on_another_check_is_not_judged(tmp_path):
+    """VIEW-13 and VIEW-14 share a test: an engine whose no_grad views are writable fails its
+    VIEW-13 check first, so VIEW-14's check (the error's message) never runs, and VIEW-14 is not
+    judged on that engine: neither passed nor failed (end to end, from the JSON results)."""
+    engine = "tests.broken:reference_no_grad_views_writable"
+    run = run_pytest("suites/test_views.py", "--engine", engine, "--behaviour", "VIEW-13",
+                     "-n", "0", "--no-report", f"--json-report={tmp_path / 'run.json'}")
+    assert run.returncode == 1, run.stdout + run.stderr
+    data = json.loads((tmp_path / "run.json").read_text())
+    [name] = data["summary"]
+    states = {behaviour: row[name] for behaviour, row in data["behaviours"].items()}
+    assert states["VIEW-13"] == "failed" and states["VIEW-14"] == "unjudged", states
+    assert "1 not judged: another behaviour's check failed first" in run.stdout
 
 
 def test_failures_are_grouped_by_root_error_across_tests():
