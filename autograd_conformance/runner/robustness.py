@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import contextlib
 import faulthandler
-import functools
 import signal
 import sys
 import threading
@@ -42,7 +41,7 @@ import warnings
 import hypothesis
 import pytest
 
-from .baseline import replays_evidence
+from .examples import around_each_example
 from .options import DEFAULT_SHRINK_BUDGET
 from .plugin import item_engine
 
@@ -141,26 +140,10 @@ def set_shrink_budget(seconds: float) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     """Limit each example of the tests that run an engine (the conformance tests), not the
-    project's own tests. A hypothesis test's body is reached through `inner_test`, which
-    hypothesis reads at each call (the attribute plugins may wrap); a known gap judged on its
-    recorded reproducers (baseline.py) runs them as one example."""
+    project's own tests."""
     if item_engine(item) is None:
         return (yield)
     config = item.config
-    handle = None if replays_evidence(item) else getattr(item.obj, "hypothesis", None)
-    with TimeLimit(config.getoption("test_timeout"), hard=hasattr(config, "workerinput")) as limit:
-        if handle is None:
-            with limit.example():
-                return (yield)
-        body = handle.inner_test
-
-        @functools.wraps(body)
-        def limited(*args, **kwargs):
-            with limit.example():
-                return body(*args, **kwargs)
-
-        handle.inner_test = limited
-        try:
-            return (yield)
-        finally:
-            handle.inner_test = body
+    with TimeLimit(config.getoption("test_timeout"), hard=hasattr(config, "workerinput")) as limit, \
+            around_each_example(item, limit.example):
+        return (yield)
