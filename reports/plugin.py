@@ -25,6 +25,7 @@ from ..harness.script import error_line, reproducers
 from ..runner.outcomes import outcome
 from ..runner.plugin import (LAST_SCRIPT, behaviour_ids, item_engine, item_level,
                              selected_engines)
+from ..runner.op_verdicts import set_aside_ops
 from ..runner.robustness import TimeLimitExceeded, time_limit
 from ..runner.watchdog import Terminated, unresponsive_engines
 from .html import render_report
@@ -120,8 +121,11 @@ class ConformanceReport:
         run = self.run_info(session.exitstatus)
         summaries = engine_summaries(self.results, engines, matrix, run["unresponsive"])
         lacking = {e["name"]: e["missing_ops"] for e in run["engines"] if e["missing_ops"]}
+        aside = {e["name"]: e["set_aside_ops"] for e in run["engines"] if e["set_aside_ops"]}
         self.summary_lines = [summary.line(run["level"])
                               + (f"; lacks ops {', '.join(lacking[name])}" if name in lacking else "")
+                              + (f"; ops set aside (each failed its own verdict): "
+                                 f"{', '.join(aside[name])}" if name in aside else "")
                               for name, summary in summaries.items()]
         html_path, json_path = self.paths()
         if html_path:
@@ -166,7 +170,8 @@ class ConformanceReport:
             "duration_s": round(time.monotonic() - self.clock, 2),
             "engines": [{"name": e.name, "version": e.version, "spec": e.spec,
                          "capabilities": sorted(e.capabilities),
-                         "missing_ops": sorted(e.missing_ops)}
+                         "missing_ops": sorted(e.missing_ops),
+                         "set_aside_ops": set_aside_ops(config).get(e.name, {})}
                         for e in selected_engines(config)],
             "torch": torch_version,
             "hypothesis": f"{hypothesis.__version__}, profile {profile}, seed {seed}",

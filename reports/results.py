@@ -46,6 +46,7 @@ class TestRecord:
     # any check), "error": "Type: first line", "line": the script's line where it failed}
     reproducers: list = field(default_factory=list)
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
+    judged_without: list[str] = field(default_factory=list)  # set-aside ops its programs lacked
     crashed: bool = False       # the test took its xdist worker down
     finished: bool = False      # its last report (teardown, or a crash) has arrived
 
@@ -80,6 +81,8 @@ class Results:
         if "behaviours" in props:
             record.behaviours = str(props["behaviours"]).split()
         record.level = props.get("level", record.level)
+        if "judged_without" in props:
+            record.judged_without = str(props["judged_without"]).split()
         for name, value in report.user_properties:
             # A dict names its behaviour; the text alone comes from a crash report's journal, and
             # as the JUnit XML's copy of a dict's script (the same list may hold both).
@@ -163,8 +166,10 @@ class Cell:
         lines = []
         for test in self.tests:
             why = test.reason or first_error(test, self.behaviour)
+            without = (f" (judged without the ops set aside: {', '.join(test.judged_without)})"
+                       if test.judged_without else "")
             lines.append(f"{test.nodeid.split('::', 1)[-1]}: "
-                         f"{behaviour_states(test).get(self.behaviour, test.outcome)}"
+                         f"{behaviour_states(test).get(self.behaviour, test.outcome)}{without}"
                          + (f" - {why}" if why else ""))
         return "\n".join(lines)
 

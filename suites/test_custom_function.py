@@ -13,7 +13,8 @@ from autograd_conformance.harness.ops import OPS, backward_formulas, render
 from autograd_conformance.harness.script import Script, literal, tensor_literal
 from autograd_conformance.harness.strategies import (ARITHMETIC, POWERS, REDUCTIONS, SHAPING,
                                                      UNARY_ARITHMETIC, UNARY_FUNCTIONS,
-                                                     VECTOR_PRODUCTS, cotangents, float_dtypes,
+                                                     VECTOR_PRODUCTS, cotangents, engine_ops,
+                                                     float_dtypes,
                                                      full_precision_values, op_applications,
                                                      programs, recorded_nodes, shapes, values)
 
@@ -100,7 +101,10 @@ OP_FAMILIES = {"arithmetic": ARITHMETIC, "powers": POWERS, "functions": UNARY_FU
 def test_a_function_written_from_an_op_gives_the_op_s_gradients(engine, family, data):
     """Each op of the op set (a family per test, so that each op is drawn), computed by a
     Function whose backward is the op's formula, applied once to leaves."""
-    op = data.draw(st.sampled_from(OP_FAMILIES[family]), label="op")
+    ops = engine_ops(engine, OP_FAMILIES[family])
+    if not ops:
+        pytest.skip(f"engine {engine.name!r} has none of the {family} ops (missing or set aside)")
+    op = data.draw(st.sampled_from(ops), label="op")
     program = data.draw(op_applications(engine, op), label="program")
     _check_function_of(engine, data, program, program.nodes[0])
 

@@ -260,8 +260,9 @@ def test_tangents_are_jacobian_vector_products(engine, data):
 
 
 @behaviour("FWD-4")
-@pytest.mark.parametrize("op", ALL_OPS + tuple(  # each op its own examples, as test_op_grads.py's
-    pytest.param(op, marks=needs("max_min")) for op in EXTREMA))
+@pytest.mark.parametrize("op", [  # each op its own examples, as test_op_grads.py's
+    pytest.param(op, marks=[pytest.mark.op(op)] + ([needs("max_min")] if op in EXTREMA else []))
+    for op in ALL_OPS + EXTREMA])
 @given(data=st.data())
 def test_each_op_carries_its_jacobian_vector_product(engine, data, op):
     """One application of each op of the op set (inside its smooth domain, every parameter and

@@ -323,7 +323,7 @@ def test_views_and_in_place_results_of_normal_tensors_stay_normal(engine, data, 
     a tensor made inside is an inference tensor."""
     program = data.draw(programs(engine, output="any", max_ops=3), label="program")
     leaf = data.draw(st.sampled_from(program.leaves), label="viewed leaf")  # contiguous
-    name, chain = leaf.name, data.draw(view_chains(leaf.values.shape), label="view chain")
+    name, chain = leaf.name, data.draw(view_chains(engine, leaf.values.shape), label="view chain")
     script = Script(engine)
     script.build(program)
     script.run(f"c = {name}.detach().clone()")

@@ -71,7 +71,7 @@ def _viewed_programs(draw, engine, *, writable: bool = True):
     `y = out.contiguous() + 0.0` (no node saves y; `out` may be a transposed view, and `out + 0.0`
     keeps its layout), a view chain of y, and the chain's positions in y."""
     program = draw(programs(engine, output="any"), label="program")
-    chain = draw(view_chains(program.output_shape(), writable=writable), label="view chain")
+    chain = draw(view_chains(engine, program.output_shape(), writable=writable), label="view chain")
     return program, chain, view_positions(program.output_shape(), chain)
 
 
@@ -90,7 +90,7 @@ def test_a_view_shares_storage_with_its_base(engine, data):
     """Every view op, chained: the view holds the base's elements at its positions; a change
     through the base shows in the view, and one through the view (not expanded) in the base."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape, writable=False), label="view chain")
+    chain = data.draw(view_chains(engine, shape, writable=False), label="view chain")
     positions = view_positions(shape, chain)
     base = data.draw(values(shape, "float64"), label="base")
     script = Script(engine)
@@ -99,7 +99,7 @@ def test_a_view_shares_storage_with_its_base(engine, data):
     script.run("x.mul_(-2.0)")
     script.check_close("v", -2.0 * base.ravel()[positions], dtype="float64",
                        oracle="the base's elements after x.mul_(-2.0)")
-    writable = data.draw(view_chains(shape), label="writable view chain")
+    writable = data.draw(view_chains(engine, shape), label="writable view chain")
     positions = view_positions(shape, writable)
     script.run(f"u = x{_chain(writable)}", "u.mul_(-0.5)")
     expected = -2.0 * base.ravel()
@@ -136,7 +136,7 @@ def test_a_view_names_its_base(engine, data, length):
     _is_view() says so: in a chain of one to four views, each taken of the one before, every one
     names x; a tensor that is not a view has _base None."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape, writable=False, length=length), label="view chain")
+    chain = data.draw(view_chains(engine, shape, writable=False, length=length), label="view chain")
     script = Script(engine)
     script.run(f"x = torch.zeros({shape})", *_views_one_of_another("x", chain))
     script.check("x._base is None and not x._is_view()",
@@ -172,7 +172,7 @@ def test_a_view_shares_the_version_counter(engine, data, length, writes):
     the base increments the one counter all of them read: after each, x and every view report the
     same _version, and it has grown."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape, length=length), label="view chain")
+    chain = data.draw(view_chains(engine, shape, length=length), label="view chain")
     names = ["x", *(f"view{k}" for k in range(1, length + 1))]
     script = Script(engine)
     script.run(f"x = torch.zeros({shape})", *_views_one_of_another("x", chain))
@@ -229,7 +229,7 @@ def test_in_place_through_a_view_of_a_requiring_leaf_raises(engine, data, change
     """Any view of a leaf that requires grad refuses in-place ops in grad mode, with the 'view of
     a leaf' message (VIEW-7)."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(engine, shape), label="view chain")
     script = Script(engine, behaviour="VIEW-6")
     view_shape = view_positions(shape, chain).shape
     script.run(f"x = torch.zeros({shape}, requires_grad=True)", f"v = x{_chain(chain)}",
@@ -246,7 +246,7 @@ def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, 
     does, refuses in-place ops in grad mode (with the message of VIEW-14); under no_grad the
     same op runs."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(engine, shape), label="view chain")
     view_shape = view_positions(shape, chain).shape
     script = Script(engine, behaviour="VIEW-13")
     if requiring == "base":
@@ -269,7 +269,7 @@ def test_a_view_taken_in_inference_mode_refuses_recorded_in_place_ops(engine, da
     VIEW-20), while under no_grad and inside inference_mode the same op runs; when neither
     requires grad it runs in grad mode too."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(engine, shape), label="view chain")
     view_shape = view_positions(shape, chain).shape
     script = Script(engine, behaviour="VIEW-19")
     base_flag, operand_flag = requiring == "base", requiring == "operand"
@@ -406,7 +406,7 @@ def test_every_view_of_a_chain_sees_a_write_through_the_last(engine, data, lengt
     those of the program written out of place, through every view."""
     program = data.draw(programs(engine, output="any"), label="program")
     shape, dtype = program.output_shape(), program.dtype
-    chain = data.draw(view_chains(shape, length=length), label="view chain")
+    chain = data.draw(view_chains(engine, shape, length=length), label="view chain")
     positions = [view_positions(shape, chain[:k]) for k in range(1, length + 1)]
     written = positions[-1]
     w = data.draw(values(written.shape, dtype, bound=2.0), label="w")
@@ -463,7 +463,7 @@ def test_in_place_on_a_view_names_copy_slices_and_as_strided(engine, data):
     """After an in-place op on a view of a non-leaf, the base's grad_fn is CopySlices and the
     view's AsStridedBackward0."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(engine, shape), label="view chain")
     script = Script(engine)
     script.run(f"y = torch.ones({shape}, requires_grad=True) * 2.0", f"v = y{_chain(chain)}",
                "v.mul_(3.0)")
@@ -499,7 +499,7 @@ def test_a_change_through_a_view_under_no_grad_is_version_checked(engine, data):
     """z = y * y saves y; changing y through a view under no_grad still counts as a change of
     y: backward through z raises."""
     shape = data.draw(shapes(), label="shape")
-    chain = data.draw(view_chains(shape), label="view chain")
+    chain = data.draw(view_chains(engine, shape), label="view chain")
     script = Script(engine)
     script.run(f"y = torch.ones({shape}, requires_grad=True) * 2.0", "z = y * y",
                "with torch.no_grad():", f"    y{_chain(chain)}.mul_(3.0)")

@@ -33,6 +33,21 @@ def assert_leaf_grads(script: Script, program: Program, expected: Gradients, *, 
                            magnitude=scale * expected.magnitude)
 
 
+def assert_op_application(script: Script, program: Program, cotangent, *, forward: bool) -> None:
+    """`program` applies one op to its leaves (strategies.op_applications): with `forward`, its
+    output holds the float64 forward pass's values; backward with `cotangent` gives every leaf
+    the analytic vector-Jacobian product (OP-*, and an op's own verdict, runner/op_verdicts.py)."""
+    __tracebackhide__ = True
+    expected = analytic_grads(program, cotangent)
+    script.build(program)
+    op = program.nodes[-1].op
+    if forward:
+        script.check_close("out", program.evaluate()[program.output], dtype=program.dtype,
+                           oracle=f"float64 forward of {op}")
+    script.run(f"out.backward({tensor_literal(cotangent, program.dtype)})")
+    assert_leaf_grads(script, program, expected, oracle=f"analytic v^T J through {op}")
+
+
 def assert_grads_only_where_expected(script: Script, program: Program, expected: Gradients, *,
                                      oracle: str, why_none: str) -> None:
     """Each leaf named in `expected` holds that gradient; every other leaf's .grad is None

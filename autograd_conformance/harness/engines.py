@@ -40,6 +40,10 @@ class Engine:
     capabilities: frozenset
     device: str
     missing_ops: frozenset = frozenset()   # ops of the op set the adapter declares it lacks
+    # ops of the op set that failed their own quick verdict on this engine (runner/op_verdicts.py):
+    # random programs do not draw them, as if missing, so that one broken op does not decide
+    # the verdict of behaviours in every chapter
+    set_aside_ops: frozenset = frozenset()
     _to_numpy: Callable | None = None
     _context: Callable | None = None
     _outside: Callable | None = None
@@ -61,6 +65,11 @@ class Engine:
         """Inside `context()`, a block that runs as if outside it (the adapter's
         `outside_engine_context()`): where a test computes an oracle on another engine."""
         return self._outside() if self._outside is not None else contextlib.nullcontext()
+
+    @property
+    def unavailable_ops(self) -> frozenset:
+        """The ops random programs never draw on this engine: missing or set aside."""
+        return self.missing_ops | self.set_aside_ops
 
     def has(self, capability: str) -> bool:
         return capability in self.capabilities

@@ -72,11 +72,19 @@ def float_dtypes(engine) -> st.SearchStrategy[str]:
 
 
 def engine_ops(engine, ops=ALL_OPS) -> tuple[str, ...]:
-    """`ops` without those the engine declares missing (its adapter's `missing_ops`) or whose
-    capability it does not declare (OP_CAPABILITIES): random programs judge every behaviour on
-    the engine's own ops, never on one composed of others."""
-    return tuple(op for op in ops if op not in engine.missing_ops
+    """`ops` without those the engine declares missing (its adapter's `missing_ops`), those set
+    aside because they failed their own verdict, or whose capability it does not declare
+    (OP_CAPABILITIES): random programs judge every behaviour on the engine's own sound ops, never
+    on one composed of others. A program drawn without a set-aside op it could have drawn is
+    noted in JUDGED_WITHOUT."""
+    JUDGED_WITHOUT.update(engine.set_aside_ops.intersection(ops))
+    return tuple(op for op in ops if op not in engine.unavailable_ops
                  and engine.has(OP_CAPABILITIES.get(op, "core")))
+
+
+# The set-aside ops that random programs drawn in this process left out; the runner empties it
+# before each test and reads it after, so that a behaviour judged without them says so.
+JUDGED_WITHOUT: set[str] = set()
 
 
 def widest_float_dtype(engine) -> str:
@@ -182,7 +190,7 @@ class _Builder:
 
     def __init__(self, draw, dtype: str, requires_grad: str, missing_ops=frozenset()):
         self.draw, self.dtype, self.requires_grad = draw, dtype, requires_grad
-        self.missing_ops = missing_ops   # the engine's: never appended to a program
+        self.missing_ops = missing_ops   # the engine's, and those set aside: never appended
         self.chain = False    # a long program: each op's first input is the latest variable
         self.leaves: list[Leaf] = []
         self.nodes: list[Node] = []
@@ -378,7 +386,7 @@ def programs(draw, engine, *, ops=ALL_OPS, max_ops: int = 6, output: str = "scal
         raise ValueError("candidates need a leaf that requires grad")
     ops = engine_ops(engine, ops)
     chosen_dtype = dtype or draw(float_dtypes(engine), label="dtype")
-    builder = _Builder(draw, chosen_dtype, requires_grad, engine.missing_ops)
+    builder = _Builder(draw, chosen_dtype, requires_grad, engine.unavailable_ops)
     builder.new_leaf(draw(shapes(), label="first leaf shape"))
     # One program in eight is a long chain (up to LONG_PROGRAM_OPS ops, each on the latest).
     builder.chain = max_ops >= 6 and draw(st.integers(0, 7), label="long chain") == 0
@@ -665,11 +673,18 @@ def _along(dim: int, key) -> tuple:
     return (slice(None),) * dim + (key,)
 
 
+# The view steps that apply an op of the op set: not drawn where that op is set aside.
+VIEW_STEP_OPS = {"reshape": "reshape", "transpose": "transpose", "select int": "index",
+                 "slice": "index"}
+
+
 @st.composite
-def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> ViewStep:
+def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool,
+               avoid: frozenset = frozenset()) -> ViewStep:
     """One view op valid on `shape`. Reshapes only come `first`, on a contiguous tensor (whose
     elements are in row-major order: there they are views, later they may copy); expand, whose
-    elements share memory, only where the view need not be `writable`."""
+    elements share memory, only where the view need not be `writable`; none that applies an op
+    in `avoid` (VIEW_STEP_OPS)."""
     ndim = len(shape)
     kinds = ["unsqueeze"]
     if first:
@@ -684,6 +699,7 @@ def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> 
         kinds += ["squeeze"]
     if not writable:
         kinds += ["expand"]
+    kinds = [kind for kind in kinds if VIEW_STEP_OPS.get(kind) not in avoid]
     kind = draw(st.sampled_from(kinds), label="view op")
     event(f"view op: {kind}")
     if kind in ("view", "reshape"):
@@ -728,14 +744,18 @@ def view_steps(draw, shape: tuple[int, ...], *, first: bool, writable: bool) -> 
 
 
 @st.composite
-def view_chains(draw, shape: tuple[int, ...], *, writable: bool = True,
+def view_chains(draw, engine, shape: tuple[int, ...], *, writable: bool = True,
                 length: int | None = None) -> list[ViewStep]:
     """`length` view ops (a `VIEW_CHAIN` count, drawn if not given), each valid on what the
-    previous one left: a view, or a view of a view, of a tensor of `shape`."""
+    previous one left: a view, or a view of a view, of a tensor of `shape`; on `engine`, none
+    that applies an op set aside there (noted in JUDGED_WITHOUT, as programs do)."""
+    avoid = engine.set_aside_ops.intersection(VIEW_STEP_OPS.values())
+    JUDGED_WITHOUT.update(avoid)
     steps = []
     length = draw(counts(VIEW_CHAIN), label="view ops") if length is None else length
     for position in range(length):
-        steps.append(draw(view_steps(shape, first=position == 0, writable=writable)))
+        steps.append(draw(view_steps(shape, first=position == 0, writable=writable,
+                                     avoid=avoid)))
         shape = view_positions(shape, steps[-1:]).shape
     return steps
 

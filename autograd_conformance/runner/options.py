@@ -61,6 +61,10 @@ def add_options(parser) -> None:
                     help=f"after N tests of one engine time out or crash, report the engine's "
                          f"other tests as not run (default {DEFAULT_UNRESPONSIVE_AFTER}; "
                          f"0: never give up)")
+    group.addoption("--no-set-aside", action="store_true",
+                    help="judge no op of the op set first: an op that fails its own verdict is "
+                         "still drawn in every behaviour's random programs (by default it is set "
+                         "aside on that engine and fails only its own gradient tests)")
     group.addoption("--report", metavar="PATH",
                     help="write the HTML report here (default: reports/conformance.html)")
     group.addoption("--no-report", action="store_true",

@@ -126,15 +126,28 @@ def pytest_configure(config):
     set_shrink_budget(budget)
 
 
-def set_shrink_budget(seconds: float) -> None:
+def set_shrink_budget(seconds: float) -> float:
     """Hypothesis stops shrinking after MAX_SHRINKING_SECONDS and reports the smallest failures
-    found so far; the limit is a module global that it reads when shrinking starts."""
+    found so far; the limit is a module global that it reads when shrinking starts. Returns the
+    budget it replaces."""
     from hypothesis.internal.conjecture import engine
     if not hasattr(engine, "MAX_SHRINKING_SECONDS"):
         raise RuntimeError(f"hypothesis {hypothesis.__version__} has no MAX_SHRINKING_SECONDS: "
                            f"--shrink-budget cannot bound shrinking; use the tested hypothesis "
                            f"(see README)")
-    engine.MAX_SHRINKING_SECONDS = seconds
+    previous, engine.MAX_SHRINKING_SECONDS = engine.MAX_SHRINKING_SECONDS, seconds
+    return previous
+
+
+@contextlib.contextmanager
+def shrink_budget(seconds: float):
+    """At most `seconds` of shrinking (and no more than the run's budget) inside the block."""
+    from hypothesis.internal.conjecture import engine
+    previous = set_shrink_budget(min(seconds, engine.MAX_SHRINKING_SECONDS))
+    try:
+        yield
+    finally:
+        set_shrink_budget(previous)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -144,6 +157,7 @@ def pytest_runtest_call(item):
     if item_engine(item) is None:
         return (yield)
     config = item.config
-    with TimeLimit(config.getoption("test_timeout"), hard=hasattr(config, "workerinput")) as limit, \
+    hard = hasattr(config, "workerinput")
+    with TimeLimit(config.getoption("test_timeout"), hard=hard) as limit, \
             around_each_example(item, limit.example):
         return (yield)
