@@ -331,7 +331,7 @@ def test_a_pack_hook_that_modifies_its_input_in_place_raises(engine, data, chang
     """One op that saves tensors, run inside hooks whose pack changes the tensor it gets in
     place (under no_grad, so that the change itself is allowed; integer changes, as an index
     list's indices are saved too): the op raises RuntimeError, with the message of SAV-11."""
-    op = data.draw(st.sampled_from(sorted(SAVED_COUNT)), label="op")
+    op = data.draw(st.sampled_from(engine_ops(engine, sorted(SAVED_COUNT))), label="op")
     program = data.draw(op_applications(engine, op), label="program")
     lines = program.script_lines()
     script = Script(engine, behaviour="SAV-10")
