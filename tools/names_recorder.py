@@ -5,8 +5,8 @@ given as `--engine tools.names_recorder:torch`).
 The engine is the reference engine. What a test uses is noted where the test's own code touches
 it: the namespace through a proxy (`Namespace`: `torch.autograd.function.once_differentiable` is
 noted as `autograd.function.once_differentiable`), and the reference's tensor, node and module
-classes through an attribute hook and wrapped special methods installed for the run
-(`Tensor.register_hook`, `Tensor.__setitem__`, `grad_fn.next_functions`,
+classes through an attribute hook installed for the run, and a tensor's special methods through
+wrappers (`Tensor.register_hook`, `Tensor.__setitem__`, `grad_fn.next_functions`,
 `nn.Module.register_full_backward_hook`). The test's own code is the steps of its scripts (code
 named `<step at test_x.py:42>`, autograd_conformance/harness/script.py) and the suite modules'
 Python code (hooks and modules written there); the reference's internals, the harness's oracles
@@ -30,14 +30,15 @@ from autograd_conformance import reference
 from autograd_conformance.reference.graph import Node
 from autograd_conformance.reference.nn import Module
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.runner.needs import needed_capabilities
 from autograd_conformance.runner.plugin import item_engine
 from autograd_conformance.suites import SUITES_DIR
 
-NAMES, NEEDS = "names used", "needs"   # the user properties of a teardown report
+NAMES = "names used"             # the user property of a teardown report that carries them
 ROOTS = {Tensor: "Tensor", Node: "grad_fn", Module: "nn.Module"}   # as contract.CONTRACT_NAMES
 _SUITE_FILES = str(SUITES_DIR) + "/"
 
-_PLAIN = object()
+_PLAIN = object()                # what every object has is no name of the contract
 used: set[str] = set()           # the names the running test's code has used so far
 
 
@@ -106,10 +107,6 @@ def install() -> None:
         cls.__getattribute__ = _noting_getattribute(root)
 
 
-def _needs(item) -> frozenset:
-    return frozenset(cap for mark in item.iter_markers("needs") for cap in mark.args)
-
-
 def pytest_configure(config):
     install()
 
@@ -121,7 +118,8 @@ def pytest_runtest_protocol(item, nextitem):
     if engine is None:
         return (yield)
     declared = engine.capabilities
-    object.__setattr__(engine, "capabilities", _needs(item) | {"core"})   # Engine is frozen
+    needed = frozenset(needed_capabilities(item)) | {"core"}
+    object.__setattr__(engine, "capabilities", needed)   # Engine is frozen: only for this test
     used.clear()
     try:
         return (yield)
@@ -133,5 +131,4 @@ def pytest_runtest_protocol(item, nextitem):
 def pytest_runtest_makereport(item, call):
     if call.when == "teardown" and item_engine(item) is not None:
         item.user_properties.append((NAMES, sorted(used)))
-        item.user_properties.append((NEEDS, sorted(_needs(item))))
     return (yield)

@@ -31,7 +31,7 @@ import pytest
 
 from autograd_conformance import reference
 from autograd_conformance.harness.contract import CONTRACT_NAMES, lacking_names
-from autograd_conformance.runner.needs import NAMES_FILE, key_of
+from autograd_conformance.runner.needs import NAMES_FILE, key_of, needed_capabilities
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = "tools.names_recorder:torch"   # the reference engine, named "reference"
@@ -59,14 +59,14 @@ class Collected:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items):
         for item in items:
-            self.needs[key_of(item.nodeid, reference.name)] = sorted(
-                {cap for mark in item.iter_markers("needs") for cap in mark.args})
+            key = key_of(item.nodeid, reference.name)
+            self.needs[key] = sorted(set(needed_capabilities(item)))
 
 
 def collect() -> dict[str, list[str]]:
     """Test key -> the capabilities its marks name, for every suite test."""
     collected = Collected()
-    if _pytest([str(ROOT / "suites"), "--collect-only"], collected) != 0:
+    if _pytest([str(ROOT / "suites"), "--collect-only", "-q"], collected) != 0:
         raise RuntimeError("the suites do not collect")
     return collected.needs
 

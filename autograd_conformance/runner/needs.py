@@ -42,6 +42,12 @@ def recorded_needs() -> dict[str, Needs]:
             for key, entry in data.items()}
 
 
+def needed_capabilities(item) -> list[str]:
+    """The capabilities a collected test's `needs` marks name, in order (function, class,
+    module and parameter marks alike)."""
+    return [cap for mark in item.iter_markers("needs") for cap in mark.args]
+
+
 def key_of(nodeid: str, engine_name: str) -> str:
     """A suite test's id without its engine parameter, as names.toml keys it:
     `suites/test_x.py::test_y[reference-max]` -> `suites/test_x.py::test_y[max]`."""
@@ -64,18 +70,18 @@ def engine_lacks(engine) -> frozenset[str]:
     return frozenset(lacking_names(engine.ns, names))
 
 
-def lacking_for(engine, key: str) -> list[str]:
-    """The names that the test `key` uses and `engine`'s adapter lacks (none for a test that
-    names.toml does not know)."""
-    test = recorded_needs().get(key)
+def lacking_for(engine, test: Needs) -> list[str]:
+    """The names that `test` uses and `engine`'s adapter lacks."""
     lacks = engine_lacks(engine)
-    return [name for name in test.names if name in lacks] if test else []
+    return [name for name in test.names if name in lacks]
 
 
 def skip_reason(engine, key: str) -> str | None:
     """Why the test `key` cannot run on `engine`, which declares every capability it needs: the
-    names it uses that the adapter lacks; None when it has them all."""
-    lacking = lacking_for(engine, key)
+    names it uses that the adapter lacks; None when it has them all, or names.toml does not know
+    the test (a new one, until the file is written again: it runs)."""
+    test = recorded_needs().get(key)
+    lacking = lacking_for(engine, test) if test else []
     return f"engine {engine.name!r} lacks {', '.join(lacking)}" if lacking else None
 
 
@@ -97,7 +103,7 @@ def capability_tests(engine, capability: str) -> CapabilityTests:
     unlock = Counter()
     runnable = 0
     for test in declared:
-        lacking = [name for name in test.names if name in engine_lacks(engine)]
+        lacking = lacking_for(engine, test)
         unlock.update(lacking)
         runnable += not lacking
     return CapabilityTests(len(tests), len(tests) - len(declared), runnable, unlock)

@@ -171,7 +171,7 @@ def pytest_collection_modifyitems(config, items):
         engine = item_engine(item)
         if engine is None:
             continue
-        needed = [cap for mark in item.iter_markers("needs") for cap in mark.args]
+        needed = needs.needed_capabilities(item)
         for capability in needed:
             if capability not in CAPABILITIES:
                 raise pytest.UsageError(f"{item.nodeid} needs unknown capability {capability!r}")
