@@ -11,7 +11,8 @@ in a checkout.
 
 Two arguments are the command's own: `--help` starts with the suite's usage and options (then
 pytest's), and `--check-adapter` lists, for each `--engine`, which names of the contract its
-adapter has, capability by capability, without running a test.
+adapter has, capability by capability, and for a declared capability how many of its tests can
+run (suites/names.toml: the names each test uses), without running a test.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import pytest
 
 from .harness.contract import CAPABILITIES, CONTRACT_NAMES, lacking_names
 from .harness.engines import EngineLoadError, load_engine, specs_from
+from .runner.needs import capability_tests
 from .runner.options import add_options
 from .suites import SUITES_DIR
 
@@ -73,13 +75,15 @@ def suite_options_help() -> str:
     add_options(type("Parser", (), {"getgroup": lambda self, name: Group()})())
     group.add_argument("--check-adapter", action="store_true",
                        help="list, per capability, which names of the contract each --engine's "
-                            "adapter has, and stop")
+                            "adapter has and how many of the capability's tests can run, and stop")
     return parser.format_help()
 
 
 def check_adapter(argv: list[str]) -> int:
-    """Print, for each engine, each capability: declared or not, and the contract's names its
-    adapter lacks. Exit 1 when a declared capability lacks names, or an engine does not load."""
+    """Print, for each engine, each capability: declared or not, the contract's names its adapter
+    lacks, and for a declared one how many of its tests can run and which lacking names keep the
+    others from running. Exit 1 when core lacks names (its tests would fail, not skip) or an
+    engine does not load."""
     parser = argparse.ArgumentParser(prog="autograd-conformance --check-adapter")
     parser.add_argument("--check-adapter", action="store_true")
     parser.add_argument("--engine", action="append")
@@ -108,11 +112,29 @@ def check_adapter(argv: list[str]) -> int:
                 found = "core's names, with an argument or a behaviour more (see the contract)"
             else:
                 found = f"has all {len(names)} name{'s' * (len(names) > 1)}"
-            hint = ("  <- declared but incomplete" if declared and lacking else
+            if declared and capability != "core":
+                found += f"; {tests_that_run(engine, capability)}"
+            hint = ("  <- declared but incomplete: core's tests fail without them"
+                    if capability == "core" and lacking else
                     "  <- has the names: declare it if the engine does what the contract says"
                     if not declared and names and not lacking
                     and not set(names) <= set(CONTRACT_NAMES["core"]) else "")
             print(f"  {capability:<24} {mark} {found}{hint}")
-            status |= int(declared and bool(lacking))
+            status |= int(capability == "core" and bool(lacking))
         print(f"  ({len(CAPABILITIES)} capabilities: docs/adapter-contract.md says what each needs)")
     return status
+
+
+def tests_that_run(engine, capability: str) -> str:
+    """`39 of 40 tests run; 1 skipped for lacking autograd.function.once_differentiable (1)`: how
+    many of the capability's tests can run on `engine` (suites/names.toml), and the names it
+    lacks that the others use, each with how many use it: what would unlock them."""
+    tests = capability_tests(engine, capability)
+    text = f"{tests.runnable} of {tests.tests} test{'s' * (tests.tests != 1)} run"
+    if tests.other_capabilities:
+        text += f" ({tests.other_capabilities} need a capability not declared)"
+    skipped = tests.tests - tests.other_capabilities - tests.runnable
+    if skipped:
+        text += f"; {skipped} skipped for lacking " + ", ".join(
+            f"{name} ({count})" for name, count in tests.unlock.most_common())
+    return text

@@ -317,7 +317,7 @@ def _around_a_node(hooked, kinds, tensor_factors, pre_factors):
 
 
 @behaviour("HOOK-18")
-@needs("node_hooks")
+@needs("node_hooks", "hooks")   # tensor hooks fire first
 @given(data=st.data(), hooks=counts(HOOKS_PER_NODE))
 def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, hooks):
     """On an intermediate h, one to five each of h's tensor hooks (x a_i), pre-hooks (x b_i) and
@@ -359,7 +359,7 @@ def test_hooks_around_a_node_fire_in_the_documented_order(engine, data, hooks):
 
 
 @behaviour("HOOK-18")
-@needs("node_hooks", "post_accumulate_hooks", "graph")
+@needs("node_hooks", "post_accumulate_hooks", "graph", "hooks")
 @given(data=st.data(), first=st.sampled_from([2.0, -1.0]), second=st.sampled_from([10.0, 0.5]))
 def test_hooks_around_an_accumulation_fire_in_the_documented_order(engine, data, first, second):
     """On a leaf x and its AccumulateGrad node, registered in any order: x's tensor hook (x a),
@@ -754,7 +754,7 @@ def _multi_grad_hook(data, program, mode):
 
 
 @behaviour("HOOK-19")
-@needs("multi_grad_hooks")
+@needs("multi_grad_hooks", "hooks")   # on tensors that have register_hook hooks
 @pytest.mark.parametrize("mode", ["all", "any"])
 @given(data=st.data(), passes=counts(BACKWARD_PASSES), with_spare=st.booleans())
 def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, with_spare):
@@ -803,7 +803,7 @@ def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, wit
 
 
 @behaviour("HOOK-19")
-@needs("multi_grad_hooks", "grad_mode")
+@needs("multi_grad_hooks", "grad_mode", "hooks")
 @pytest.mark.parametrize("mode", ["all", "any"])
 @given(data=st.data())
 def test_multi_grad_hooks_count_their_own_pass_around_a_nested_backward(engine, mode, data):

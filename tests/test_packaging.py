@@ -85,7 +85,7 @@ def test_the_wheel_installs_everything_under_one_package_name(wheel):
     assert {name.split("/")[0] for name in files if ".dist-info/" not in name} == \
         {"autograd_conformance"}
     for path in ("cli.py", "pytest.ini", "pytest_plugin.py", "suites/catalog.toml",
-                 "reports/html.py", "reports/templates/report.html.j2",
+                 "suites/names.toml", "reports/html.py", "reports/templates/report.html.j2",
                  "reports/templates/report.css", "reports/templates/report.js",
                  "reports/templates/dashboard.html.j2",
                  "suites/test_leaves.py", "reference/tensor.py", "reference/autograd/functional.py",

@@ -3,6 +3,8 @@
 The prose version, with every signature, is docs/adapter-contract.md; keep the two in step.
 """
 
+import warnings
+
 CAPABILITIES = {
     "core": "tensors, the random-program op set, backward, .grad, grad_fn, retain_grad, detach, no_grad",
     "float64": "float64 tensors",
@@ -109,20 +111,27 @@ def missing_core_names(namespace, missing_ops=frozenset()) -> list[str]:
 
 
 # The names each capability's tests use, where a name can be looked up without running anything:
-# on the namespace (`autograd.grad`), on a tensor that requires grad (`Tensor.register_hook`), or
-# on the node of an op's result (`grad_fn.next_functions`). `--check-adapter` lists them; the
-# prose in docs/adapter-contract.md says what each must do.
+# on the namespace (`autograd.grad`), on a tensor that requires grad (`Tensor.register_hook`,
+# `Tensor.__setitem__`), or on the node of an op's result (`grad_fn.next_functions`). Every name
+# a test uses (recorded in suites/names.toml by tools/test_names.py) is listed under core or under
+# a capability the test needs (tests/test_names.py compares); a capability's tests that use a
+# name its adapter lacks are skipped (autograd_conformance/runner/needs.py), a core test fails.
+# `--check-adapter` lists them; the prose in docs/adapter-contract.md says what each must do.
 CONTRACT_NAMES = {
     "core": ("tensor", "zeros", "ones", "zeros_like", "float32", "int64", "exp", "log", "tanh",
              "sigmoid", "relu", "sqrt", "abs", "no_grad", "Tensor.backward", "Tensor.retain_grad",
              "Tensor.detach", "Tensor.sum", "Tensor.mean", "Tensor.reshape", "Tensor.transpose",
              "Tensor.clone", "Tensor.item", "Tensor.numel", "Tensor.shape", "Tensor.dtype",
              "Tensor.requires_grad", "Tensor.requires_grad_", "Tensor.is_leaf", "Tensor.grad",
-             "Tensor.grad_fn", "Tensor.retains_grad"),
+             "Tensor.grad_fn", "Tensor.retains_grad", "Tensor.zero_",
+             "Tensor.__add__", "Tensor.__radd__", "Tensor.__sub__", "Tensor.__rsub__",
+             "Tensor.__mul__", "Tensor.__rmul__", "Tensor.__truediv__", "Tensor.__rtruediv__",
+             "Tensor.__neg__", "Tensor.__pow__", "Tensor.__rpow__", "Tensor.__matmul__",
+             "Tensor.__getitem__"),
     "float64": ("float64",),
     "dtype_conversion": ("Tensor.to",),
     "grad_mode": ("enable_grad", "set_grad_enabled", "is_grad_enabled"),
-    "inference_mode": ("inference_mode", "Tensor.is_inference"),
+    "inference_mode": ("inference_mode", "Tensor.is_inference", "is_grad_enabled"),
     "autograd_grad": ("autograd.grad",),
     "autograd_backward": ("autograd.backward",),
     "backward_inputs": ("Tensor.backward",),
@@ -131,32 +140,39 @@ CONTRACT_NAMES = {
     "functional": ("autograd.functional.jacobian",),
     "functional_api": ("autograd.functional.vjp", "autograd.functional.jvp",
                        "autograd.functional.vhp", "autograd.functional.hvp",
-                       "autograd.functional.hessian"),
+                       "autograd.functional.hessian", "float64"),
     "grads_batched": ("autograd.grad",),
-    "graph": ("grad_fn.next_functions",),
-    "grad_fn_names": (),
+    "gradient_edge": ("autograd.graph.get_gradient_edge",),
+    "graph": ("grad_fn.next_functions", "grad_fn.name"),
+    "grad_fn_names": ("grad_fn.name",),
     "messages": (),
     "inplace": ("Tensor.add_", "Tensor.mul_", "Tensor.zero_", "Tensor.copy_", "Tensor.__setitem__",
                 "Tensor.detach_", "Tensor._version"),
     "hooks": ("Tensor.register_hook",),
     "nn": ("nn.Module", "nn.Parameter", "nn.Linear", "nn.Sequential", "nn.ReLU", "nn.Tanh",
-           "nn.Sigmoid", "nn.MSELoss"),
+           "nn.Sigmoid", "nn.MSELoss", "nn.Module.parameters", "nn.Module.named_parameters",
+           "nn.Module.zero_grad", "nn.Module.requires_grad_", "nn.Module.eval", "nn.Module.train",
+           "nn.Module.register_buffer", "nn.Module.named_buffers"),
     "optim": ("optim.SGD", "optim.Adam"),
-    "legacy": ("autograd.Variable",),
-    "custom_function": ("autograd.Function", "autograd.function.once_differentiable"),
+    "legacy": ("autograd.Variable", "Tensor.volatile"),
+    "custom_function": ("autograd.Function", "autograd.function.once_differentiable",
+                        "is_grad_enabled", "Tensor.data"),
     "saved_tensor_hooks": ("autograd.graph.saved_tensors_hooks",
                            "autograd.graph.disable_saved_tensors_hooks",
                            "autograd.graph.save_on_cpu"),
     "views": ("Tensor.view", "Tensor.flatten", "Tensor.t", "Tensor.select", "Tensor.narrow",
               "Tensor.unsqueeze", "Tensor.squeeze", "Tensor.expand", "Tensor.split",
-              "Tensor.chunk", "Tensor.unbind", "Tensor._base", "Tensor._is_view"),
+              "Tensor.chunk", "Tensor.unbind", "Tensor._base", "Tensor._is_view",
+              "Tensor.contiguous", "Tensor.add_", "Tensor.div_", "Tensor.fill_", "Tensor.detach_",
+              "arange", "rand", "float64"),
     "saved_tensor_mutation": ("autograd.graph.increment_version",
                               "autograd.graph.allow_mutation_on_saved_tensors"),
-    "conversions": ("Tensor.numpy", "Tensor.tolist"),
+    "conversions": ("Tensor.numpy", "Tensor.tolist", "Tensor.__int__", "Tensor.__bool__"),
     "anomaly": ("autograd.detect_anomaly", "autograd.set_detect_anomaly",
-                "is_anomaly_enabled", "is_anomaly_check_nan_enabled"),
-    "grad_layout": ("Tensor.stride", "Tensor.is_contiguous"),
+                "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "Tensor.sqrt"),
+    "grad_layout": ("Tensor.stride", "Tensor.is_contiguous", "Tensor.expand", "Tensor.narrow"),
     "grad_assignment": ("Tensor.grad",),
+    "grad_dtype": ("Tensor.grad_dtype",),
     "post_accumulate_hooks": ("Tensor.register_post_accumulate_grad_hook",),
     "node_hooks": ("grad_fn.register_hook", "grad_fn.register_prehook"),
     "node_metadata": ("grad_fn.metadata",),
@@ -164,15 +180,16 @@ CONTRACT_NAMES = {
                      "nn.Module.register_full_backward_pre_hook"),
     "multi_grad_hooks": ("autograd.graph.register_multi_grad_hook",),
     "integer_outputs": ("bool", "Tensor.argmax", "Tensor.to"),
-    "saved_attributes": (),
+    "saved_attributes": ("grad_fn._saved_self", "grad_fn._saved_other"),
     "tensor_repr": (),
     "forward_ad": ("autograd.forward_ad.dual_level", "autograd.forward_ad.make_dual",
-                   "autograd.forward_ad.unpack_dual"),
+                   "autograd.forward_ad.unpack_dual", "Tensor.sgn", "ones_like"),
     "tensor_data": ("Tensor.data",),
-    "complex": ("complex", "complex64", "complex128", "Tensor.real", "Tensor.conj"),
+    "complex": ("complex", "complex64", "complex128", "Tensor.real", "Tensor.conj", "Tensor.abs",
+                "float64"),
     "checkpoint": ("utils.checkpoint.checkpoint", "manual_seed", "rand"),
     "threads": (),
-    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin"),
+    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.__int__"),
 }
 
 
@@ -185,12 +202,14 @@ def lacking_names(namespace, names) -> list[str]:
 
     roots = {"Tensor": tensor, "grad_fn": lambda: (tensor() * 2).grad_fn}
     lacking = []
-    for name in names:
-        root, _, rest = name.partition(".")
-        try:
-            target = roots[root]() if root in roots else namespace
-            for part in (rest if root in roots else name).split("."):
-                target = getattr(target, part)
-        except Exception:  # noqa: BLE001 - a name the adapter does not give, however it fails
-            lacking.append(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # looking a name up is not using it (`Tensor.volatile`)
+        for name in names:
+            root, _, rest = name.partition(".")
+            try:
+                target = roots[root]() if root in roots else namespace
+                for part in (rest if root in roots else name).split("."):
+                    target = getattr(target, part)
+            except Exception:  # noqa: BLE001 - a name the adapter does not give, however it fails
+                lacking.append(name)
     return lacking

@@ -19,6 +19,7 @@ from ..harness.contract import CAPABILITIES
 from ..harness.engines import Engine, EngineLoadError, load_engine, specs_from
 from ..harness.script import Script, listening
 from ..suites import SUITES_DIR
+from . import needs
 
 ENGINES_KEY = pytest.StashKey[list]()
 # The last script (autograd_conformance/harness/script.py) a conformance test started: the report
@@ -170,7 +171,7 @@ def pytest_collection_modifyitems(config, items):
         engine = item_engine(item)
         if engine is None:
             continue
-        needed = [cap for mark in item.iter_markers("needs") for cap in mark.args]
+        needed = needs.needed_capabilities(item)
         for capability in needed:
             if capability not in CAPABILITIES:
                 raise pytest.UsageError(f"{item.nodeid} needs unknown capability {capability!r}")
@@ -179,6 +180,9 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.skip(
                 reason=f"engine {engine.name!r} does not declare capability "
                        f"{', '.join(repr(cap) for cap in missing)}"))
+        elif reason := needs.skip_reason(engine, needs.key_of(suite_nodeid(config, item),
+                                                             engine.name)):
+            item.add_marker(pytest.mark.skip(reason=reason))   # a name its adapter lacks
         lacking = [op for mark in item.iter_markers("op") for op in mark.args
                    if op in engine.missing_ops]
         if lacking:

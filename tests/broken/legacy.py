@@ -23,13 +23,20 @@ def torch_retain_variables_accepted():
 
 
 @mutant("RETAIN-12")
-def torch_volatile_removed():
-    """Tensor.volatile is gone altogether: reading or setting it raises AttributeError (torch keeps
-    it as a deprecated attribute that warns)."""
-    def _missing(self, *args):
-        raise AttributeError("'Tensor' object has no attribute 'volatile'")
+def torch_volatile_keeps_its_old_meaning():
+    """Tensor.volatile as before torch 0.4: a flag of the tensor's own, read and set without a
+    warning, and setting it True stops recording (the tensor no longer requires grad); torch 2.13
+    reads False with a UserWarning and ignores an assignment. (An adapter without `volatile` at
+    all has RETAIN-12's test skipped, naming the name: a missing name is not a wrong behaviour.)"""
+    def _get(self):
+        return getattr(self, "_mutant_volatile", False)
 
-    torch.Tensor.volatile = property(_missing, _missing)
+    def _set(self, value):
+        self._mutant_volatile = value
+        if value:
+            self.requires_grad_(False)
+
+    torch.Tensor.volatile = property(_get, _set)
 
 
 @mutant("RETAIN-13")

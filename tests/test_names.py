@@ -1,0 +1,102 @@
+"""A test needs the names it uses, not a whole capability (autograd_conformance/runner/needs.py):
+on an engine that declares a test's capabilities, the test is skipped only if its adapter lacks a
+name that test uses, as recorded in suites/names.toml; that file is current (re-recorded for one
+suite, every test's key and needs collected), and every name it records is listed in
+CONTRACT_NAMES under a capability the test needs."""
+
+import json
+
+import pytest
+
+from autograd_conformance import reference, suites
+from autograd_conformance.harness.contract import CONTRACT_NAMES, lacking_names
+from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.runner.needs import key_of, recorded_needs, skip_reason
+from tests.support.run import ROOT, run_pytest
+from tests.support.warm import clean_environment, run_python
+from tools.test_names import stored, unlisted
+
+LACKING = "autograd.function.once_differentiable"
+ADAPTER = "tests.broken.adapters.lacks_once_differentiable"
+SUITE = "suites/test_custom_function.py"
+
+
+def _uses(name: str, suite: str = SUITE) -> set[str]:
+    return {key for key, test in recorded_needs().items()
+            if key.startswith(f"{suite}::") and name in test.names}
+
+
+def test_an_adapter_lacking_once_differentiable_runs_every_other_custom_function_test(tmp_path):
+    """The Done-when of issue 32's third item: the reference engine without
+    `once_differentiable`, declaring `custom_function`, runs every custom-Function test that does
+    not use it (they pass), and exactly those that do are skipped with a reason naming it; FN-16,
+    the behaviour of once_differentiable, is among them."""
+    report = tmp_path / "lacks.html"
+    run = run_pytest(SUITE, "--engine", ADAPTER, "-n", "2", f"--report={report}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    tests = json.loads(report.with_suffix(".json").read_text())["tests"]
+    outcomes = {key_of(test["nodeid"], "lacks-once-differentiable"): test for test in tests}
+    skipped = {key: test["reason"] for key, test in outcomes.items()
+               if test["outcome"] == "skipped"}
+    using = _uses(LACKING)
+    fn_16 = {f"suites/{file}::{name}" for file, name in suites.tests_by_behaviour()["FN-16"]}
+    assert fn_16 and fn_16 <= using
+    assert skipped == {key: f"engine 'lacks-once-differentiable' lacks {LACKING}"
+                       for key in using}
+    ran = {key: test["outcome"] for key, test in outcomes.items() if key not in skipped}
+    assert len(ran) > 30 and set(ran.values()) == {"passed"}, ran
+
+
+def test_a_test_is_skipped_for_the_names_it_uses_only():
+    """Through the runner's own function: a test that uses the lacking name gets a reason that
+    names it, one that does not gets none, and an engine that lacks nothing skips nothing."""
+    lacking = load_engine(ADAPTER)
+    [using, *_] = sorted(_uses(LACKING))
+    other = next(key for key in sorted(_uses("autograd.Function")) if key not in _uses(LACKING))
+    assert skip_reason(lacking, using) == f"engine 'lacks-once-differentiable' lacks {LACKING}"
+    assert skip_reason(lacking, other) is None
+    assert skip_reason(load_engine("reference"), using) is None
+
+
+@pytest.mark.parametrize("nodeid, engine, key", [
+    ("suites/test_x.py::test_y[reference]", "reference", "suites/test_x.py::test_y"),
+    ("suites/test_x.py::test_y[reference-max]", "reference", "suites/test_x.py::test_y[max]"),
+    ("suites/test_x.py::test_y[compiled-autograd-True-ReLU]", "compiled-autograd",
+     "suites/test_x.py::test_y[True-ReLU]"),
+    ("suites/test_x.py::test_y", "reference", "suites/test_x.py::test_y"),
+])
+def test_a_test_is_keyed_by_its_id_without_the_engine(nodeid, engine, key):
+    assert key_of(nodeid, engine) == key
+
+
+def test_every_recorded_name_is_listed_under_a_capability_the_test_needs():
+    """Issue 33: every name a capability's tests use is listed under it in CONTRACT_NAMES (or
+    under another capability the test needs); none is core's, and the reference has each where
+    `lacking_names` looks, so that the runner can check it on any adapter."""
+    used = sorted({name for test in recorded_needs().values() for name in test.names})
+    assert used and lacking_names(reference, used) == []
+    assert not set(used) & set(CONTRACT_NAMES["core"])
+    assert unlisted(stored()) == {}
+
+
+def test_the_recorded_names_are_current():
+    """`python -m tools.test_names --check SUITE` collects every suite test (its key and needs
+    must be the file's) and re-records one suite's names on the reference engine (they must be
+    the file's). The full re-recording, every suite, is run by hand (about 2.5 minutes)."""
+    run = run_python(["-m", "tools.test_names", "--check", SUITE], cwd=ROOT,
+                     env=clean_environment(), timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "names.toml is up to date" in run.stdout
+
+
+def test_check_adapter_says_how_many_of_a_capability_s_tests_run():
+    """A declared capability that lacks a name: `--check-adapter` says how many of its tests run
+    and which lacking name keeps the others from running, and does not fail for it."""
+    run = run_python(["-m", "autograd_conformance", "--check-adapter", "--engine", ADAPTER],
+                     cwd=ROOT, env=clean_environment(), timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    tests = [key for key, test in recorded_needs().items() if "custom_function" in test.needs]
+    using = [key for key in tests if LACKING in recorded_needs()[key].names]
+    [line] = [line for line in run.stdout.splitlines() if line.startswith("  custom_function ")]
+    assert line.endswith(f"declared     lacks {LACKING}; {len(tests) - len(using)} of {len(tests)} "
+                         f"tests run; {len(using)} skipped for lacking {LACKING} ({len(using)})")
