@@ -57,6 +57,12 @@ def last_line(output: str) -> str:
     return found[-1] if found else (output.strip().splitlines() or [""])[-1]
 
 
+def unstable_tests(output: str) -> int:
+    """How many tests the run called unstable (its "unstable: N test(s)" line; older code: 0)."""
+    found = re.search(r"unstable: (\d+) test\(s\) both passed and failed", output)
+    return int(found.group(1)) if found else 0
+
+
 def red_tests(output: str) -> list[str]:
     """The tests that turned a run red, as pytest's short summary names them."""
     return re.findall(r"^(?:FAILED|ERROR|XPASS)\S* (\S+)", output, re.MULTILINE)
@@ -94,17 +100,19 @@ def main() -> int:
     hogs = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.hogs)]
     for hog in hogs:
         hog.start()
-    statuses, times, flips = [], [], collections.Counter()
+    statuses, times, flips, unstable = [], [], collections.Counter(), []
     try:
         for run in range(1, args.runs + 1):
             seconds, status, output = pytest(args.engine, suites, "--baseline", str(baseline))
             statuses.append(status)
             times.append(seconds)
+            unstable.append(unstable_tests(output))
             red = red_tests(output) if status else []
             flips.update(red)
             if status:
                 (work / f"gate-{run}.log").write_text(output)
-            print(f"gate {run:2d}: exit {status} in {seconds:5.1f} s ({last_line(output)})"
+            print(f"gate {run:2d}: exit {status} in {seconds:5.1f} s ({last_line(output)}; "
+                  f"{unstable[-1]} unstable)"
                   + "".join(f"\n    red: {nodeid}" for nodeid in red), flush=True)
     finally:
         for hog in hogs:
@@ -112,7 +120,8 @@ def main() -> int:
     green = statuses.count(0)
     print(f"\n{green} of {args.runs} gates exited 0 with {args.hogs} busy loops "
           f"(exit statuses {dict(collections.Counter(statuses))}; "
-          f"{min(times):.1f} to {max(times):.1f} s, median {sorted(times)[len(times) // 2]:.1f} s)")
+          f"{min(times):.1f} to {max(times):.1f} s, median {sorted(times)[len(times) // 2]:.1f} s; "
+          f"{sum(1 for count in unstable if count)} runs called some test unstable)")
     for nodeid, count in flips.most_common():
         print(f"  red {count} times: {nodeid}")
     return 0 if green == args.runs else 1
