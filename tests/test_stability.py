@@ -121,12 +121,15 @@ def test_a_turn_starts_after_the_turns_before_it_finished_and_its_threads_start_
 
 
 # -- what a run reports -----------------------------------------------------------------------
-def test_a_run_without_baseline_fails_an_unstable_test_and_says_it_is_unstable():
-    run = run_pytest(*RUN, "-n", "0")
+def test_a_run_without_baseline_fails_an_unstable_test_and_says_it_is_unstable(tmp_path):
+    junit = tmp_path / "junit.xml"
+    run = run_pytest(*RUN, "-n", "0", f"--junitxml={junit}")
     assert run.returncode == 1, run.stdout
     assert f"FAILED {THR_3_ID}" in run.stdout
     assert "unstable: 1 test(s) both passed and failed on their engine" in run.stdout
     assert f"{THR_3_ID} (failed the run: hypothesis ran a failing example again" in run.stdout
+    assert '<property name="unstable" value="hypothesis ran a failing example again' in \
+        junit.read_text()
 
 
 def test_a_gate_keeps_an_unstable_known_gap_as_an_expected_failure_until_every_replay_passes(

@@ -97,11 +97,13 @@ def unstable_failure(found: list, engine) -> str | None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Put why a test is unstable on its report, for the controller and the JUnit XML."""
+    """Put why a test is unstable on its report, for the controller, and on the test, for the
+    JUnit XML."""
     report = yield
     why = item.stash.get(_WHY, None)
     if call.when == "call" and why is not None:
         report.user_properties.append(("unstable", why))
+        item.user_properties.append(("unstable", why))
     return report
 
 
