@@ -3,9 +3,19 @@ Autograd" describes (THR-*): grad mode and saved-tensor hooks are per thread, co
 calls on graphs that share a leaf add all their gradients into its .grad, concurrent
 autograd.grad calls each get their own, and a graph shared by threads needs retain_graph.
 
-The threads meet at a barrier (`sync.wait()` in their bodies), so that what one thread does while
-another is in a given state is decided by the script, not by timing; `in_threads` joins them and
-raises in the test what any of them raised."""
+What the threads do relative to each other is the test's choice, never the scheduler's: one example
+is one interleaving, and its reproducer replays the same one. The threads meet at a barrier
+(`sync.wait()` in their bodies), so that what one thread does while another is in a given state is
+decided by the script; where several threads run the same step (a backward, an autograd.grad),
+they take it in turns (`with sync.turn(i):`) whose order the test draws: the threads of a turn
+start the step together (they leave a barrier of their own at once), a turn starts only after
+every thread of the turns before it finished its step, and at least one turn has two threads or
+more, so that some of them always run the step at the same time. `in_threads` joins the threads
+and raises in the test what any of them raised.
+
+Only what an engine does inside a step while another thread is inside its own is left to the
+scheduler: an engine that races there may fail an example in one run and not in the next, which
+the runner reports as unstable (autograd_conformance/runner/stability.py)."""
 
 import numpy as np
 import pytest
@@ -18,15 +28,48 @@ behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 pytestmark = needs("threads")
 
-# The script's helper: run bodies in threads of their own at once, with a barrier for them to meet
-# at, and raise here what a thread raised (a body that fails breaks the barrier for the others).
+# The script's helpers: run bodies in threads of their own at once, with a barrier for them to meet
+# at and turns for them to take, and raise here what a thread raised (a body that fails breaks the
+# barriers and ends the turns for the others).
 THREADS = (
+    "import contextlib",
     "import threading",
     "import time",
-    "def in_threads(*bodies):",
+    "class Sync:",
+    "    '''Where the threads meet: wait() is a barrier of them all; `with turn(i):` runs thread",
+    "    i's step in its turn of `turns` (lists of threads): together with the other threads of",
+    "    its turn, and after every thread of the turns before it finished its step.'''",
+    "    def __init__(self, count, turns):",
+    "        self.barrier = threading.Barrier(count, timeout=10)",
+    "        self.turns = turns",
+    "        self.together = [threading.Barrier(len(turn), timeout=10) for turn in turns]",
+    "        self.left = [len(turn) for turn in turns]",
+    "        self.finished = [threading.Event() for turn in turns]",
+    "        self.lock = threading.Lock()",
+    "    def wait(self):",
+    "        self.barrier.wait()",
+    "    @contextlib.contextmanager",
+    "    def turn(self, i):",
+    "        k = next(k for k, turn in enumerate(self.turns) if i in turn)",
+    "        if k and not self.finished[k - 1].wait(10):",
+    "            raise TimeoutError(f'turn {k - 1} did not finish in 10 s')",
+    "        self.together[k].wait()  # the threads of this turn start their step at once",
+    "        try:",
+    "            yield",
+    "        finally:",
+    "            with self.lock:",
+    "                self.left[k] -= 1",
+    "                if not self.left[k]:",
+    "                    self.finished[k].set()  # the next turn may start",
+    "    def abort(self):",
+    "        for barrier in (self.barrier, *self.together):",
+    "            barrier.abort()",
+    "        for finished in self.finished:",
+    "            finished.set()",
+    "def in_threads(*bodies, turns=None):",
     "    '''Run each body(sync, i) in a thread of its own, all at once, and return what each",
-    "    returned; the bodies meet at sync.wait(), a barrier of them all.'''",
-    "    sync = threading.Barrier(len(bodies), timeout=10)",
+    "    returned; `turns`: the order of their steps (default: one turn, all together).'''",
+    "    sync = Sync(len(bodies), turns or [list(range(len(bodies)))])",
     "    results, errors = [None] * len(bodies), []",
     "    def run(i):",
     "        try:",
@@ -78,16 +121,18 @@ def _start(engine, data):
     return script, dtype, x
 
 
-def _bodies(name, graphs, last_lines):
+def _bodies(name, graphs, step):
     """One thread body per (graph, coefficient) in `graphs`, `name_0`, `name_1`...: each builds its
-    own graph of x as y, waits until every thread has built its own, then runs `last_lines`."""
+    own graph of x as y, waits until every thread has built its own, then runs `step` in its
+    turn."""
     lines = []
     for k, (graph, c) in enumerate(graphs):
         lines += [f"def {name}_{k}(sync, i):",
                   f"    c = {c!r}",
                   f"    y = {GRAPHS[graph][0]}",
-                  "    sync.wait()  # every thread has built its graph: the next lines run together",
-                  *(f"    {line}" for line in last_lines)]
+                  "    sync.wait()  # every thread has built its graph",
+                  "    with sync.turn(i):",
+                  f"        {step}"]
     return lines, ", ".join(f"{name}_{k}" for k in range(len(graphs)))
 
 
@@ -96,6 +141,16 @@ def _graphs(data):
     count = data.draw(THREAD_COUNTS, label="threads")
     return [(data.draw(st.sampled_from(sorted(GRAPHS)), label=f"graph {k}"),
              data.draw(COEFFICIENTS, label=f"c {k}")) for k in range(count)]
+
+
+@st.composite
+def _turns(draw, count):
+    """The order in which `count` threads take a step: the threads in a drawn order, cut into
+    turns (lists of threads), fewer turns than threads, so that at least one turn has two or more
+    threads that run the step at the same time. Shrinks towards one turn of them all."""
+    threads = draw(st.permutations(range(count)))
+    cuts = sorted(draw(st.sets(st.integers(1, count - 1), max_size=count - 2)))
+    return [threads[start:end] for start, end in zip([0, *cuts], [*cuts, count])]
 
 
 @behaviour("THR-1")
@@ -174,14 +229,15 @@ def test_saved_tensor_hooks_are_per_thread(engine, data, count, outer_hooks):
 @given(data=st.data(), earlier=st.booleans())
 def test_concurrent_backward_calls_add_up_in_a_shared_leaf(engine, data, earlier):
     """2 to 4 threads each build a graph of their own from the shared leaf x and call backward on
-    it at the same time: x.grad ends as what it held (None, or 2 x from an earlier backward) plus
-    every thread's gradient."""
+    it, in drawn turns (some of them at the same time): x.grad ends as what it held (None, or 2 x
+    from an earlier backward) plus every thread's gradient."""
     script, dtype, x = _start(engine, data)
     graphs = _graphs(data)
-    lines, names = _bodies("backward", graphs, ["y.backward()"])
+    order = data.draw(_turns(len(graphs)), label="turns")
+    lines, names = _bodies("backward", graphs, "y.backward()")
     if earlier:
         script.run("(x * x).sum().backward()")
-    script.run(*lines, f"in_threads({names})")
+    script.run(*lines, f"in_threads({names}, turns={order!r})")
     expected = sum(GRAPHS[graph][1](x, c) for graph, c in graphs) + (2 * x if earlier else 0)
     script.check_close("x.grad", expected, dtype=dtype,
                        oracle=f"{'2 x + ' if earlier else ''}the sum of {len(graphs)} threads' "
@@ -193,11 +249,13 @@ def test_concurrent_backward_calls_add_up_in_a_shared_leaf(engine, data, earlier
 @given(data=st.data())
 def test_concurrent_autograd_grad_calls_each_get_their_own(engine, data):
     """2 to 4 threads each build a graph of their own from the shared leaf x and call autograd.grad
-    on it at the same time: each gets its own graph's gradient, and x.grad stays None."""
+    on it, in drawn turns (some of them at the same time): each gets its own graph's gradient, and
+    x.grad stays None."""
     script, dtype, x = _start(engine, data)
     graphs = _graphs(data)
-    lines, names = _bodies("grad", graphs, ["return torch.autograd.grad(y, [x])[0]"])
-    script.run(*lines, f"results = in_threads({names})")
+    order = data.draw(_turns(len(graphs)), label="turns")
+    lines, names = _bodies("grad", graphs, "return torch.autograd.grad(y, [x])[0]")
+    script.run(*lines, f"results = in_threads({names}, turns={order!r})")
     for k, (graph, c) in enumerate(graphs):
         script.check_close(f"results[{k}]", GRAPHS[graph][1](x, c), dtype=dtype,
                            oracle=f"analytic, thread {k}'s own graph")
@@ -208,28 +266,33 @@ def test_concurrent_autograd_grad_calls_each_get_their_own(engine, data):
 @given(data=st.data(), same_output=st.booleans())
 def test_threads_backward_through_a_shared_graph_with_retain_graph(engine, data, same_output):
     """A head h of x, saving tensors, is built in the main thread; 2 to 4 threads then call
-    backward(retain_graph=True) at the same time, on one output (h * c).sum() or each on a tail of
-    its own (h * c_k).sum(): every call succeeds and x.grad is the sum of their gradients."""
+    backward(retain_graph=True), in drawn turns (some of them at the same time), on one output
+    (h * c).sum() or each on a tail of its own (h * c_k).sum(): every call succeeds and x.grad is
+    the sum of their gradients."""
     head = data.draw(st.sampled_from(sorted(HEADS)), label="head")
     script, dtype, x = _start(engine, data)
     count = data.draw(THREAD_COUNTS, label="threads")
     coefficients = [data.draw(COEFFICIENTS, label=f"c {k}")
                     for k in range(1 if same_output else count)]
+    order = data.draw(_turns(count), label="turns")
     script.run(f"h = {HEADS[head][0]}")
     if same_output:
         coefficients *= count  # each thread's gradient: c h'(x)
         script.run(f"out = (h * {coefficients[0]!r}).sum()",
                    "def shared(sync, i):",
-                   "    sync.wait()  # every thread is ready: the backward calls run together",
-                   "    out.backward(retain_graph=True)",
-                   f"in_threads(*[shared] * {count})")
+                   "    sync.wait()  # every thread is ready",
+                   "    with sync.turn(i):",
+                   "        out.backward(retain_graph=True)",
+                   f"in_threads(*[shared] * {count}, turns={order!r})")
     else:
         lines = []
         for k, c in enumerate(coefficients):
             lines += [f"def tail_{k}(sync, i):", f"    out = (h * {c!r}).sum()",
-                      "    sync.wait()  # every thread has built its tail: backward runs together",
-                      "    out.backward(retain_graph=True)"]
-        script.run(*lines, "in_threads(" + ", ".join(f"tail_{k}" for k in range(count)) + ")")
+                      "    sync.wait()  # every thread has built its tail",
+                      "    with sync.turn(i):",
+                      "        out.backward(retain_graph=True)"]
+        script.run(*lines, "in_threads(" + ", ".join(f"tail_{k}" for k in range(count))
+                   + f", turns={order!r})")
     script.check_close("x.grad", sum(coefficients) * HEADS[head][1](x), dtype=dtype,
                        oracle=f"the sum of {count} threads' analytic gradients")
 

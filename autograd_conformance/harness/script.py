@@ -7,7 +7,8 @@ its end, every check passing; with `torch = <adapter>` bound after the import, i
 check that failed in the suite, or at the statement where the engine raised. A failure carries its
 script (a `Reproducer`: the script, its error, whether a check failed and whose) and, for pytest's
 output, a note, so that each distinct failure of a test keeps its own reproducer; the report reads
-it from there, and a baseline keeps it as the evidence of a known gap (`replay`).
+it from there, and a baseline keeps it as the evidence of a known gap (`replay`; a script that
+starts threads, until its outcome is certain: `replay_until_certain`).
 
 Whoever runs the tests may listen to the scripts (`listening`): the runner keeps a test's last
 script for the report and journals every step, in case the engine takes the process down. The
@@ -21,8 +22,10 @@ import contextlib
 import dataclasses
 import functools
 import linecache
+import re
 import sys
 import textwrap
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -277,6 +280,16 @@ class Reproducer:
     def from_dict(cls, data: dict) -> Reproducer:
         return cls(data["script"], data["behaviour"], data["check"], data["error"], data["line"])
 
+    @property
+    def starts_threads(self) -> bool:
+        """Whether the script starts threads: then how they are scheduled may decide whether it
+        fails on an engine that races, and one replay is not enough (`replay_until_certain`)."""
+        return _STARTS_THREADS.search(self.script) is not None
+
+
+_STARTS_THREADS = re.compile(
+    r"^\s*(?:import|from)\s+(?:threading|concurrent\.futures|multiprocessing)\b", re.MULTILINE)
+
 
 def error_line(failure: BaseException | None) -> str:
     """An exception as one line: its type and its message's first line."""
@@ -350,12 +363,55 @@ def replay(reproducer: Reproducer, engine) -> Reproducer | None:
     return None
 
 
+REPLAYS = 20            # replays of a reproducer that starts threads, at most
+REPLAY_BUDGET_S = 10.0  # seconds for them, at most: an engine that hangs is not replayed 20 times
+
+
+@dataclass
+class Replays:
+    """What the replays of one reproducer gave."""
+
+    reproducer: Reproducer          # as recorded
+    runs: int = 0
+    failures: list[Reproducer] = dataclasses.field(default_factory=list)  # each as it failed
+
+    @property
+    def verdict(self) -> str:
+        """"fails" (every replay failed), "passes" (none did) or "unstable" (both were seen)."""
+        if not self.failures:
+            return "passes"
+        return "fails" if len(self.failures) == self.runs else "unstable"
+
+    def __str__(self) -> str:
+        return f"failed {len(self.failures)} of {self.runs} replays"
+
+
+def replay_until_certain(reproducer: Reproducer, engine, replays: int = REPLAYS,
+                         budget_s: float = REPLAY_BUDGET_S) -> Replays:
+    """Replay `reproducer` on `engine` once or, where it starts threads (whose scheduling may
+    decide its outcome on an engine that races), until it has both failed and run clean
+    (unstable), or `replays` times, or for `budget_s` seconds, whichever comes first."""
+    found = Replays(reproducer)
+    deadline = time.monotonic() + budget_s
+    for _ in range(replays if reproducer.starts_threads else 1):
+        failed = replay(reproducer, engine)
+        found.runs += 1
+        if failed is not None:
+            found.failures.append(failed)
+        if found.verdict == "unstable" or time.monotonic() > deadline:
+            break
+    return found
+
+
 def reproducers(failure: BaseException | None) -> list[Reproducer]:
     """The Reproducer of each failure in `failure` (an exception group holds one per distinct
-    failure that hypothesis found), in order."""
+    failure that hypothesis found; an exception without one, those of the exception it was raised
+    from), in order."""
     if failure is None:
         return []
     if isinstance(failure, BaseExceptionGroup):
         return [found for member in failure.exceptions for found in reproducers(member)]
     found = getattr(failure, REPRODUCER, None)
-    return [found] if found is not None else []
+    if found is None:   # a verdict raised from the failures it judged (runner/stability.py)
+        return reproducers(failure.__cause__)
+    return [found]

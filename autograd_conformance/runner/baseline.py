@@ -16,10 +16,14 @@ A known gap is pinned by what showed it: `--write-baseline FILE` also writes FIL
 failures). A listed test with evidence is judged on its evidence alone, replayed on the engine
 instead of the test's own examples: it stays an expected failure while one of its reproducers
 still fails, and is fixed (a strict xpass, which fails the run until its line is deleted) only
-when every one of them runs to its end. So a change of the suite's generator, of the examples
-hypothesis draws (another seed, another hypothesis) or of the machine's load never flips a known
-gap either way; only the engine can. A listed test without evidence (an entry written by hand, or
-a behaviour ID that matches a new test) runs as an expected failure.
+when every one of them runs to its end. A reproducer that starts threads may fail or not by how
+they are scheduled, so it is replayed until its outcome is certain (up to 20 times: fixed only if
+every replay runs clean); a test whose reproducers failed in some replays and in none of them
+every time is unstable (runner/stability.py: an expected failure that says so). So a change of
+the suite's generator, of the examples hypothesis draws (another seed, another hypothesis) or of
+the machine's load never flips a known gap either way; only the engine can. A listed test without
+evidence (an entry written by hand, or a behaviour ID that matches a new test) runs as an expected
+failure.
 
 This module decides which tests the baseline excuses; it does not judge outcomes (pytest's strict
 xfail does: a listed test that passes fails the run). An excused test that runs its examples
@@ -47,8 +51,8 @@ import pytest
 from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
-from ..harness.script import HEADER, REPRODUCER, Reproducer, replay
-from .outcomes import first_error_line, outcome, reason, root_error
+from ..harness.script import HEADER, REPRODUCER, Replays, Reproducer, replay_until_certain
+from .outcomes import first_error_line, outcome, reason, root_error, unstable
 from .plugin import behaviour_ids, item_engine, suite_nodeid
 
 BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
@@ -194,20 +198,33 @@ class KnownGapStillShows(AssertionError):
     """A listed test's recorded reproducers still fail on the engine."""
 
 
+class UnstableOutcome(AssertionError):
+    """A listed test's recorded reproducers failed in some replays and ran clean in others (runner/
+    stability.py reports the test as unstable); raised from the failures seen."""
+
+
 def replay_evidence(evidence: list[Reproducer], engine) -> None:
-    """Raise KnownGapStillShows for each recorded reproducer that still fails (an exception group
-    for several), carrying it as it fails now; return if all run to their end."""
-    errors = [_carrying(found) for found in (replay(reproducer, engine) for reproducer in evidence)
-              if found is not None]
-    if len(errors) == 1:
-        raise errors[0]
-    if errors:
-        raise ExceptionGroup(f"{len(errors)} of {len(evidence)} recorded reproducers still fail",
-                             errors)
+    """Replay each recorded reproducer, one that starts threads until its outcome is certain
+    (`replay_until_certain`). Raise KnownGapStillShows for each that failed (an exception group
+    for several), carrying it as it failed; raised from them, UnstableOutcome where none failed
+    every replay; return if every replay ran to its end."""
+    replayed = [replay_until_certain(reproducer, engine) for reproducer in evidence]
+    errors = [_carrying(replays) for replays in replayed if replays.failures]
+    if not errors:
+        return
+    failure = errors[0] if len(errors) == 1 else ExceptionGroup(
+        f"{len(errors)} of {len(evidence)} recorded reproducers still fail", errors)
+    if any(replays.verdict == "fails" for replays in replayed):
+        raise failure
+    raise UnstableOutcome(f"its recorded reproducer(s) {', '.join(map(str, replayed))}") \
+        from failure
 
 
-def _carrying(reproducer: Reproducer) -> KnownGapStillShows:
-    error = KnownGapStillShows(f"the known gap still shows: {reproducer.error}")
+def _carrying(replays: Replays) -> KnownGapStillShows:
+    """The first failure of a reproducer's replays, carrying it as it failed."""
+    reproducer = replays.failures[0]
+    error = KnownGapStillShows(f"the known gap still shows: {reproducer.error}"
+                               + (f" ({replays})" if replays.runs > 1 else ""))
     setattr(error, REPRODUCER, reproducer)
     return error
 
@@ -285,8 +302,10 @@ class BaselineWriter:
         if nodeid in self.failures:
             return
         self.behaviours[nodeid] = dict(report.user_properties).get("behaviours", "").split()
-        if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed"):
-            self.failures[nodeid] = what_failed(report)
+        why = unstable(report)
+        if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed") \
+                or why is not None:
+            self.failures[nodeid] = what_failed(report) + (f"; unstable: {why}" if why else "")
             self.evidence[nodeid] = [value for name, value in report.user_properties
                                      if name == "reproducer" and isinstance(value, dict)]
         elif is_baselined(report):
