@@ -15,6 +15,7 @@ import pytest
 
 from autograd_conformance.harness.catalog import load_catalog
 from autograd_conformance.harness.counts import COUNTS
+from autograd_conformance.harness.ops import GRADIENT_BEHAVIOURS
 from tests.broken import mutants
 from tests.support.run import ROOT, run_suites
 from tests.support.warm import clean_environment, run_python
@@ -37,6 +38,21 @@ def test_mutant_is_killed(mutant):
     assert not missed, (
         f"{mutant}: no failing test checks {', '.join(missed)}; failures: "
         f"{[record['nodeid'] for record in run.failed]}\n{run.tail()}")
+
+
+# The mutants whose bug is in one op's forward pass or vector-Jacobian product.
+OP_MUTANTS = sorted(name for name, mutant in MUTANTS.items()
+                    if mutant.install.__module__ in ("tests.broken.op_grads", "tests.broken.values"))
+
+
+@pytest.mark.parametrize("mutant", OP_MUTANTS)
+def test_an_op_mutant_is_killed_with_the_broken_op_set_aside(mutant):
+    """In a run as users make it, an op that fails its own verdict is set aside and judged by
+    its gradient tests alone (OP-*, autograd_conformance/runner/op_verdicts.py): the mutant must
+    still fail the run, there or in the behaviours it breaks."""
+    selection = tuple(MUTANTS[mutant].behaviours) + tuple(GRADIENT_BEHAVIOURS)
+    run = run_suites(MUTANTS[mutant].spec, selection, set_aside=True)
+    assert run.returncode == 1, f"{mutant} was not killed with set-aside on:\n{run.tail()}"
 
 
 @pytest.mark.parametrize("engine", BASE_ENGINES)

@@ -48,12 +48,15 @@ class Run:
 
 
 def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
-                   extra=()) -> list[str]:
+                   set_aside: bool = False, extra=()) -> list[str]:
     # -n 0: the probe counts examples in the process that runs the tests, and no mutant crashes.
     # --assert=plain: a failure is a failure without pytest's rewritten asserts, whose rewriting of
     # the harness and plugins cost each run about 0.7 s where bytecode is not cached.
     # Only the suite modules that hold the behaviours' tests: collecting every module would cost
     # each run about 0.6 s.
+    # --no-set-aside unless asked: a kill shows that the tests of each behaviour a mutant breaks
+    # catch it, and judging the op set first would cost each run about 2 s
+    # (tests/test_broken_engines.py kills the op mutants with their ops set aside too).
     files = sorted({f"suites/{file}" for behaviour in behaviours
                     for file, _ in tests_by_behaviour().get(behaviour, ())}) or ["suites"]
     command = [sys.executable, "-m", "pytest", *files, "--engine", engine, "-q", "-rf",
@@ -63,6 +66,8 @@ def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_firs
         command += ["--behaviour", behaviour]
     if stop_first:
         command.append("-x")
+    if not set_aside:
+        command.append("--no-set-aside")
     return command + list(extra)
 
 
@@ -74,10 +79,10 @@ def run_pytest(*args: str, timeout: float = 600,
 
 
 def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
-               extra=(), timeout: float = 600) -> Run:
+               set_aside: bool = False, extra=(), timeout: float = 600) -> Run:
     """`pytest suites --engine ENGINE --behaviour ID...` in a subprocess with the probe plugin."""
     command = pytest_command(engine, behaviours, profile=profile, stop_first=stop_first,
-                             extra=extra)
+                             set_aside=set_aside, extra=extra)
     with tempfile.TemporaryDirectory() as scratch:
         probe = Path(scratch) / "probe.json"
         started = time.perf_counter()
