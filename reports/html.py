@@ -48,6 +48,7 @@ def render_report(run, results, matrix, summaries, durations, errors) -> str:
         gaps=[r for r in records if r.outcome == "xfailed"], errors=errors,
         missing_ops={e["name"]: e.get("missing_ops", []) for e in run["engines"]},
         set_aside_ops={e["name"]: e.get("set_aside_ops", {}) for e in run["engines"]},
+        ops_not_judged={e["name"]: e.get("ops_not_judged", "") for e in run["engines"]},
         durations=sorted(durations.items(), key=lambda kv: -kv[1]),
         csp=(f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
              f"script-src 'sha256-{script_hash}'"),

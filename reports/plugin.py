@@ -25,9 +25,9 @@ from ..harness.script import error_line, reproducers
 from ..runner.outcomes import outcome
 from ..runner.plugin import (LAST_SCRIPT, behaviour_ids, item_engine, item_level,
                              selected_engines)
-from ..runner.op_verdicts import set_aside_ops
+from ..runner.op_verdicts import made_verdicts
 from ..runner.robustness import TimeLimitExceeded, time_limit
-from ..runner.watchdog import Terminated, unresponsive_engines
+from ..runner.watchdog import Terminated, journaled_tests, unresponsive_engines
 from .html import render_report
 from .results import (Results, behaviour_matrix, describe_graph, engine_summaries, error_groups,
                       expected_graph, module_durations, results_json)
@@ -111,8 +111,12 @@ class ConformanceReport:
             self.partial.append(f"stopped early: {session.shouldfail}")
         self.partial += [f"{crash}; it is reported as failed, the run went on in a new worker"
                          for crash in self.results.crashes]
-        self.partial += [f"interrupted while running {nodeid}"
-                         for nodeid in self.results.drop_unfinished()]
+        unfinished = self.results.drop_unfinished()
+        if any(reason.startswith("interrupted (") for reason in self.partial):
+            # a test interrupted before its first report (in its setup) left only its journal
+            unfinished += [nodeid for nodeid in journaled_tests(config) if nodeid
+                           and nodeid not in self.results.records and nodeid not in unfinished]
+        self.partial += [f"interrupted while running {nodeid}" for nodeid in unfinished]
         missing = session.testscollected - len(self.results.records)
         if missing > 0:
             self.partial.append(f"{missing} of {session.testscollected} selected tests have "
@@ -165,13 +169,15 @@ class ConformanceReport:
             seed = ("derandomized (fixed per test)" if hypothesis.settings().derandomize
                     else "random (printed with each failure)")
         workers = getattr(config.option, "numprocesses", None)
+        verdicts = made_verdicts(config)
         return {
             "date": self.started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - self.clock, 2),
             "engines": [{"name": e.name, "version": e.version, "spec": e.spec,
                          "capabilities": sorted(e.capabilities),
                          "missing_ops": sorted(e.missing_ops),
-                         "set_aside_ops": set_aside_ops(config).get(e.name, {})}
+                         "set_aside_ops": verdicts.get(e.name, {}).get("set_aside", {}),
+                         "ops_not_judged": verdicts.get(e.name, {}).get("not_judged", "")}
                         for e in selected_engines(config)],
             "torch": torch_version,
             "hypothesis": f"{hypothesis.__version__}, profile {profile}, seed {seed}",

@@ -53,12 +53,12 @@ class _Hostile:
                     reason="needs fork and SIGALRM")
 def test_an_op_that_ends_the_process_or_hangs_is_set_aside_and_the_others_are_judged():
     engine = dataclasses.replace(load_engine("reference"), spec="hostile", ns=_Hostile())
-    found = verdicts(engine, 0.5)
-    assert sorted(found) == ["exp", "sigmoid", "tanh"], found
+    made = verdicts(engine, 0.5)
+    found = made["set_aside"]
+    assert sorted(found) == ["exp", "sigmoid", "tanh"] and not made["not_judged"], made
     assert found["exp"]["error"] == "judging exp took the process down (exit status 3)"
     assert found["tanh"]["error"].startswith("TimeLimitExceeded: test exceeded the time limit")
-    assert found["sigmoid"]["error"] == ("judging sigmoid stopped responding: nothing for 1 s "
-                                         "(twice --test-timeout)")
+    assert found["sigmoid"]["error"] == "judging sigmoid stopped responding: nothing for 1 s"
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .contract import CAPABILITIES, REQUIRED_OPS, missing_core_names
@@ -40,10 +40,11 @@ class Engine:
     capabilities: frozenset
     device: str
     missing_ops: frozenset = frozenset()   # ops of the op set the adapter declares it lacks
-    # ops of the op set that failed their own quick verdict on this engine (runner/op_verdicts.py):
-    # random programs do not draw them, as if missing, so that one broken op does not decide
-    # the verdict of behaviours in every chapter
-    set_aside_ops: frozenset = frozenset()
+    # op -> its failed verdict, for the ops of the op set that failed their own quick verdict on
+    # this engine, filled in by the runner before the engine's first test (runner/op_verdicts.py):
+    # random programs do not draw them, as if missing, so that one broken op does not decide the
+    # verdict of behaviours in every chapter
+    set_aside: dict = field(default_factory=dict, compare=False, repr=False)
     _to_numpy: Callable | None = None
     _context: Callable | None = None
     _outside: Callable | None = None
@@ -65,6 +66,10 @@ class Engine:
         """Inside `context()`, a block that runs as if outside it (the adapter's
         `outside_engine_context()`): where a test computes an oracle on another engine."""
         return self._outside() if self._outside is not None else contextlib.nullcontext()
+
+    @property
+    def set_aside_ops(self) -> frozenset:
+        return frozenset(self.set_aside)
 
     @property
     def unavailable_ops(self) -> frozenset:

@@ -1,33 +1,41 @@
 """Broken ops are judged once and set aside.
 
-Before the tests run, each op of the random programs' op set gets a quick verdict of its own on
-every engine under test (torch and the reference engine aside: they are the spec): applied alone
-to fresh leaves over the generator's domain, its forward values and its vector-Jacobian product
-must match the float64 oracle (harness/checks.py `assert_op_application`). An op that fails is
-*set aside* on that engine: random programs no longer draw it (as if the adapter declared it in
-`missing_ops`), and the tests that apply it on purpose are skipped with its error, except its own
-gradient tests (OP-*, harness/ops.py GRADIENT_BEHAVIOURS), where it fails. So a broken `2.0 ** x`
-fails OP-4 once and does not decide accumulation, retain_graph or hooks in every chapter; the
-summary line, the report and the JSON results name the ops set aside, each with its smallest
-failing call, and every test judged on programs drawn without them says so. `add`, `mul`, `neg`
-and `sum` are never set aside (every program is built of them). `--no-set-aside` turns it off.
+Before an engine's first test, each op of the random programs' op set gets a quick verdict of its
+own on it (torch and the reference engine aside: they are the spec): applied alone to fresh
+leaves over the generator's domain, its forward values and its vector-Jacobian product must match
+the float64 oracle (harness/checks.py `assert_op_application`). An op that fails is *set aside*
+on that engine: random programs and view chains no longer draw it (as if the adapter declared it
+in `missing_ops`), and the tests that apply it on purpose are skipped with its error, except its
+own gradient tests (OP-*, harness/ops.py GRADIENT_BEHAVIOURS), where it fails. So a broken
+`2.0 ** x` fails OP-4 once and does not decide accumulation, retain_graph or hooks in every
+chapter; the summary line, the report and the JSON results name the ops set aside, each with its
+smallest failing call, and every test judged on programs drawn without them says so.
+`--no-set-aside` turns it off.
 
-The verdicts are derandomized (the same examples in every run, whatever the profile or seed), so
-that the same engine always has the same ops set aside, and run once, in the process that starts
-the run, before any worker: every worker gets the same set (`pytest_configure_node`), whatever
-the worker count. They run in a forked child where the platform can fork, each example under the
-test time limit (and silent for twice that, the child is killed): an op that hangs or takes the
-interpreter down is set aside with that as its error, and the run goes on.
+`add`, `mul`, `neg` and `sum` are never set aside (every program is built of them): they are
+judged first, as controls. Where one of them hangs or takes the process down, or all of them fail,
+the engine's backward itself is at fault, not one op: nothing is set aside, and no more time is
+spent (an engine that hangs in every backward costs one verdict time limit, not one per op).
+
+The verdicts are derandomized (the same examples in every run, whatever the profile or seed) and
+made once per run: by the first process that runs one of the engine's tests, while any other
+waits for them (a lock in the run's shared directory, runner/watchdog.py), so the same engine
+always has the same ops set aside, whatever the worker count. They run in a forked child where the
+platform can fork, each example under VERDICT_SECONDS (the test time limit where that is lower;
+silent for twice that, the child is killed): an op that hangs or takes the interpreter down is set
+aside with that as its error, and the run goes on. They run in a test's setup, so an interruption
+(Ctrl-C) still leaves a report.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
+import re
 import select
 import signal
 import warnings
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings, strategies as st
@@ -40,13 +48,13 @@ from ..harness.ops import GRADIENT_BEHAVIOUR
 from ..harness.script import Script, error_line, reproducers
 from ..harness.strategies import (ALL_OPS, EXTREMA, JUDGED_WITHOUT, cotangents, engine_ops,
                                   op_applications)
-from .plugin import ENGINES_KEY, behaviour_ids, item_engine, selected_engines
-from .robustness import TimeLimit, shrink_budget
+from .plugin import behaviour_ids, item_engine
+from .robustness import TimeLimit, TimeLimitExceeded, shrink_budget
+from .watchdog import shared_directory
 
 EXAMPLES = 25           # per op: enough to reach each dim pair, broadcast and dtype of the domain
 SHRINK_SECONDS = 5.0    # per failing op: a small call, without holding up the run
-_WORKER_KEY = "autograd_conformance_set_aside"      # workerinput: engine -> op -> verdict
-SET_ASIDE = pytest.StashKey[dict]()                 # engine name -> op -> {"error", "script"}
+VERDICT_SECONDS = 10.0  # per example of one op on a few elements: far more than any engine needs
 _VERDICT_SETTINGS = settings(
     max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
     phases=(Phase.generate, Phase.shrink), verbosity=Verbosity.quiet,
@@ -58,10 +66,11 @@ def judged(engine) -> bool:
     return engine.spec not in DEFAULT_ENGINES
 
 
+# -- one op ----------------------------------------------------------------------------------------
 def verdict(engine, op: str, limit: TimeLimit, beat=lambda: None) -> dict | None:
-    """None if `op` passes its verdict on `engine`; else {"error", "script"}: its smallest failing
-    call as a torch script (None where it failed outside any script). `beat()` is called as each
-    example starts."""
+    """None if `op` passes its verdict on `engine`; else {"error", "script", "fault"}: its
+    smallest failing call as a torch script (None where it failed outside any script), and
+    whether it hung rather than failed. `beat()` is called as each example starts."""
     @_VERDICT_SETTINGS
     @given(data=st.data())
     def apply_once(data):
@@ -78,30 +87,53 @@ def verdict(engine, op: str, limit: TimeLimit, beat=lambda: None) -> dict | None
         if isinstance(failure, KeyboardInterrupt):
             raise
         found = reproducers(failure)
-        if found:
-            return {"error": found[0].error, "script": found[0].script}
-        return {"error": error_line(failure), "script": None}
+        return {"error": found[0].error if found else error_line(failure),
+                "script": found[0].script if found else None,
+                "fault": isinstance(failure, TimeLimitExceeded)}
     return None
 
 
-def verdicts(engine, seconds: float) -> dict[str, dict]:
-    """op -> verdict, for each op that fails its own (see `verdict`), each example limited to
-    `seconds` (0: no limit); a failure is shrunk for at most SHRINK_SECONDS."""
-    ops = [op for op in engine_ops(engine, ALL_OPS + EXTREMA) if op not in REQUIRED_OPS]
+# -- every op of an engine -------------------------------------------------------------------------
+def verdicts(engine, seconds: float) -> dict:
+    """{"set_aside": op -> its failed verdict, "not_judged": why none was judged, or ""}, each
+    example limited to `seconds` (0: VERDICT_SECONDS), a failure shrunk for SHRINK_SECONDS."""
+    seconds = min(seconds, VERDICT_SECONDS) if seconds > 0 else VERDICT_SECONDS
+    others = [op for op in engine_ops(engine, ALL_OPS + EXTREMA) if op not in REQUIRED_OPS]
     with TimeLimit(seconds) as limit, shrink_budget(SHRINK_SECONDS), warnings.catch_warnings():
-        # hypothesis warns of strategies drawn while plugins start (it counts this as that): here
-        # drawing them is the point
+        # hypothesis warns of strategies drawn in a test's setup: here drawing them is the point
         warnings.simplefilter("ignore", HypothesisSideeffectWarning)
-        if not hasattr(os, "fork"):
-            return {op: found for op in ops if (found := verdict(engine, op, limit)) is not None}
-        return _in_children(engine, ops, limit, 2 * seconds if seconds > 0 else None)
+        controls = _judge(engine, list(REQUIRED_OPS), limit, 2 * seconds, stop_at_fault=True)
+        fault = next((op for op, found in controls.items() if found["fault"]), None)
+        if fault is not None or len(controls) == len(REQUIRED_OPS):
+            op = fault or REQUIRED_OPS[0]
+            return {"set_aside": {}, "not_judged": (
+                f"{op}'s own verdict failed too ({controls[op]['error']}): the engine's backward "
+                f"itself is at fault, not one op")}
+        return {"set_aside": _judge(engine, others, limit, 2 * seconds), "not_judged": ""}
 
 
-def _in_children(engine, ops: list[str], limit: TimeLimit, silence: float | None) -> dict:
+def _judge(engine, ops: list[str], limit: TimeLimit, silence: float, *,
+           stop_at_fault: bool = False) -> dict[str, dict]:
+    """op -> failed verdict, for those of `ops` that fail; with `stop_at_fault`, none is judged
+    after one that hangs or takes the process down."""
+    if not hasattr(os, "fork"):
+        failed = {}
+        for op in ops:
+            found = verdict(engine, op, limit)
+            if found is not None:
+                failed[op] = found
+                if stop_at_fault and found["fault"]:
+                    break
+        return failed
+    return _in_children(engine, ops, limit, silence, stop_at_fault)
+
+
+def _in_children(engine, ops: list[str], limit: TimeLimit, silence: float,
+                 stop_at_fault: bool) -> dict[str, dict]:
     """Judge `ops` in a forked child that reports each op it starts, each example and each
     verdict. Where the child dies in an op, or is silent for `silence` seconds (stuck where the
-    time limit's signal cannot reach: the hard limit), that op is set aside as such, and a new
-    child judges the rest."""
+    time limit's signal cannot reach: the hard limit), that op fails with that as its error, and
+    a new child judges the rest."""
     failed: dict[str, dict] = {}
     remaining = list(ops)
     while remaining:
@@ -109,23 +141,24 @@ def _in_children(engine, ops: list[str], limit: TimeLimit, silence: float | None
         pid = os.fork()
         if pid == 0:
             os.close(read_end)
-            _child(engine, remaining, limit, write_end)
+            _child(engine, remaining, limit, write_end, stop_at_fault)
         os.close(write_end)
         running, silent = _follow(read_end, remaining, failed, silence)
         if silent:
             os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         if running is None:
-            break   # the child ended between ops: nothing more to learn from it
+            break   # the child ended between ops (all judged, or stopped at a fault)
         remaining.remove(running)
-        failed[running] = {"script": None, "error": (
-            f"judging {running} stopped responding: nothing for {silence:g} s (twice "
-            f"--test-timeout)" if silent else
+        failed[running] = {"script": None, "fault": True, "error": (
+            f"judging {running} stopped responding: nothing for {silence:g} s" if silent else
             f"judging {running} took the process down ({_death(status)})")}
+        if stop_at_fault:
+            break
     return failed
 
 
-def _follow(read_end: int, remaining: list[str], failed: dict, silence: float | None):
+def _follow(read_end: int, remaining: list[str], failed: dict, silence: float):
     """Read the child's messages until it closes the pipe, or says nothing for `silence` seconds;
     each verdict moves its op out of `remaining` (into `failed` if it failed). Returns the op the
     child was judging when it stopped (None between ops) and whether it fell silent."""
@@ -150,11 +183,12 @@ def _follow(read_end: int, remaining: list[str], failed: dict, silence: float | 
         os.close(read_end)
 
 
-def _child(engine, ops: list[str], limit: TimeLimit, write_end: int) -> None:
+def _child(engine, ops: list[str], limit: TimeLimit, write_end: int, stop_at_fault: bool) -> None:
     """In the forked child: judge each op, write what happens, and never return to pytest."""
     status = 0
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)   # Ctrl-C ends the child; the run sees it
         with os.fdopen(write_end, "w", encoding="utf-8") as out:
             def say(**message):
                 out.write(json.dumps(message) + "\n")
@@ -162,7 +196,10 @@ def _child(engine, ops: list[str], limit: TimeLimit, write_end: int) -> None:
 
             for op in ops:
                 say(op=op, started=True)
-                say(op=op, verdict=verdict(engine, op, limit, beat=lambda: say(beat=True)))
+                found = verdict(engine, op, limit, beat=lambda: say(beat=True))
+                say(op=op, verdict=found)
+                if stop_at_fault and found is not None and found["fault"]:
+                    break
     except BaseException:   # noqa: BLE001 - whatever happens, the child must not go on as pytest
         status = 1
     finally:
@@ -175,64 +212,61 @@ def _death(status: int) -> str:
     return f"exit status {os.WEXITSTATUS(status)}"
 
 
-# -- the run ---------------------------------------------------------------------------------------
-@pytest.hookimpl(trylast=True)   # after the engines are loaded and the time limits are set
-def pytest_configure(config):
-    """In the process that starts the run: judge each engine's ops; in a worker: take the
-    verdicts the controller sent. Either way, the engines of the run carry their set-aside ops."""
-    worker_input = getattr(config, "workerinput", None)
-    if worker_input is not None:
-        set_aside = worker_input.get(_WORKER_KEY, {})
-    elif config.getoption("no_set_aside") or config.getoption("collectonly"):
-        set_aside = {}
-    else:
-        seconds = config.getoption("test_timeout")
-        set_aside = {engine.name: verdicts(engine, seconds)
-                     for engine in selected_engines(config) if judged(engine)}
-        config.pluginmanager.register(_SendToWorkers(set_aside), "autograd-op-verdicts")
-    config.stash[SET_ASIDE] = {name: ops for name, ops in set_aside.items() if ops}
-    config.stash[ENGINES_KEY] = [
-        dataclasses.replace(engine, set_aside_ops=frozenset(set_aside.get(engine.name, ())))
-        for engine in selected_engines(config)]
+# -- once per run ----------------------------------------------------------------------------------
+def _file(directory: Path, engine_name: str, suffix: str) -> Path:
+    safe = re.sub(r"[^\w.-]", "_", engine_name)
+    return directory / f"op-verdicts-{safe}.{suffix}"
 
 
-class _SendToWorkers:
-    def __init__(self, set_aside: dict):
-        self.set_aside = set_aside
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node):
-        node.workerinput[_WORKER_KEY] = self.set_aside
-
-
-def set_aside_ops(config) -> dict[str, dict[str, dict]]:
-    """Engine name -> op -> its verdict {"error", "script"}, for the engines with ops set aside."""
-    return config.stash.get(SET_ASIDE, {})
-
-
-def pytest_report_header(config):
-    return [f"{name}: ops set aside (each failed its own verdict; the other behaviours are "
-            f"judged without it): " + "; ".join(f"{op} ({found['error']})"
-                                                 for op, found in ops.items())
-            for name, ops in set_aside_ops(config).items()]
+def made_once(directory: Path | None, engine, seconds: float) -> dict:
+    """The engine's verdicts (see `verdicts`), made by the first process of the run that asks and
+    read back by the others, which wait for them; without a shared directory, made here."""
+    if directory is None:
+        return verdicts(engine, seconds)
+    try:
+        import fcntl
+    except ImportError:     # no fork either (Windows): each process judges on its own
+        return verdicts(engine, seconds)
+    made = _file(directory, engine.name, "json")
+    with open(_file(directory, engine.name, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists():
+            made.write_text(json.dumps({"engine": engine.name, **verdicts(engine, seconds)}),
+                            encoding="utf-8")
+        return json.loads(made.read_text(encoding="utf-8"))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """A test that applies a set-aside op on purpose (`op` mark) is skipped with its error, unless
-    it judges that op's own gradients."""
-    for item in items:
-        engine = item_engine(item)
-        if engine is None or not engine.set_aside_ops:
-            continue
-        aside = [op for mark in item.iter_markers("op") for op in mark.args
-                 if op in engine.set_aside_ops
-                 and GRADIENT_BEHAVIOUR.get(op) not in behaviour_ids(item)]
-        if aside:
-            errors = set_aside_ops(config).get(engine.name, {})
-            item.add_marker(pytest.mark.skip(reason="; ".join(
-                f"op {op} set aside on engine {engine.name!r}: it failed its own verdict "
-                f"({errors.get(op, {}).get('error', '')})" for op in aside)))
+def made_verdicts(config) -> dict[str, dict]:
+    """Engine name -> its verdicts, for the engines this run judged (read on the controller, for
+    the report)."""
+    directory = shared_directory(config)
+    if directory is None:
+        return {}
+    found = (json.loads(path.read_text(encoding="utf-8"))
+             for path in sorted(directory.glob("op-verdicts-*.json")))
+    return {data.pop("engine"): data for data in found}
+
+
+_MADE: set[str] = set()     # the engines whose verdicts this process holds
+
+
+def pytest_runtest_setup(item):
+    """Before an engine's first test here, take its verdicts (see `made_once`); skip a test that
+    applies a set-aside op on purpose (`op` mark), with its error, unless it judges that op's own
+    gradients."""
+    engine = item_engine(item)
+    config = item.config
+    if engine is None or not judged(engine) or config.getoption("no_set_aside"):
+        return
+    if engine.name not in _MADE:
+        _MADE.add(engine.name)
+        engine.set_aside.update(made_once(shared_directory(config), engine,
+                                          config.getoption("test_timeout"))["set_aside"])
+    aside = [op for mark in item.iter_markers("op") for op in mark.args
+             if op in engine.set_aside and GRADIENT_BEHAVIOUR.get(op) not in behaviour_ids(item)]
+    if aside:
+        pytest.skip("; ".join(f"op {op} set aside on engine {engine.name!r}: it failed its own "
+                              f"verdict ({engine.set_aside[op]['error']})" for op in aside))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -240,7 +274,7 @@ def pytest_runtest_call(item):
     """Note, as the test's property `judged_without`, the set-aside ops its random programs and
     view chains were drawn without."""
     engine = item_engine(item)
-    if engine is None or not engine.set_aside_ops:
+    if engine is None or not engine.set_aside:
         return (yield)
     JUDGED_WITHOUT.clear()
     try:

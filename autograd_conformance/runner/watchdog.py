@@ -172,6 +172,22 @@ def _state(config) -> SharedState | None:
     return watchdog.state if watchdog is not None else config.stash.get(_SHARED, None)
 
 
+def journaled_tests(config) -> list[str]:
+    """The test each process of the run last started, by its journal (for the report of an
+    interrupted run: a test stopped in its setup has no report)."""
+    state = _state(config)
+    if state is None:
+        return []
+    return [state.read_journal(path.name.removeprefix("journal-"))[0]
+            for path in sorted(state.directory.glob("journal-*"))]
+
+
+def shared_directory(config) -> Path | None:
+    """The directory every process of the run shares (None outside a conformance run)."""
+    state = _state(config)
+    return state.directory if state is not None else None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Skip the tests of an engine the run has given up on."""
