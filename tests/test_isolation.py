@@ -22,8 +22,9 @@ LEAVE = {
     "grad mode": "torch.set_grad_enabled(False)",
     "anomaly mode": "torch.autograd.set_detect_anomaly(True)",
     "dual level": "held = torch.autograd.forward_ad.dual_level()\nheld.__enter__()",
-    "saved-tensor hooks": "held = torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t)"
-                          "\nheld.__enter__()",
+    "saved-tensor hooks": "held = torch.autograd.graph.saved_tensors_hooks(lambda t: t,\n"
+                          "                                               lambda t: t)\n"
+                          "held.__enter__()",
     "default dtype": "torch.set_default_dtype(torch.float64)",
 }
 
