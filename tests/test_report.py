@@ -157,6 +157,22 @@ def test_every_string_from_an_engine_is_escaped():
     assert page.count("<script") == 1  # the page's own filter script
 
 
+def test_an_engine_card_names_its_ops_set_aside_with_their_calls_escaped():
+    """The ops an engine had set aside (runner/op_verdicts.py) are on its card, each with its error
+    and smallest failing call, escaped like everything an engine says; or why none was judged."""
+    run, results, matrix, summaries = fake_results([FAILED, PASSED])
+    for engine in run["engines"]:
+        engine["set_aside_ops"] = {"transpose": {
+            "error": "IndexError: " + HOSTILE, "fault": False,
+            "script": "v2 = x0.transpose(-3, -1)  # " + HOSTILE}} if engine["name"] == "torch" else {}
+        engine["ops_not_judged"] = "" if engine["name"] == "torch" else "add's own verdict hung"
+    page = render_report(run, results, matrix, summaries, module_durations(results),
+                         error_groups(results))
+    assert "<b>transpose</b>: IndexError: &lt;script&gt;" in page
+    assert "v2 = x0.transpose(-3, -1)  # &lt;script&gt;" in page and "<img" not in page
+    assert "no op set aside: add&#39;s own verdict hung" in page
+
+
 def test_the_page_is_self_contained_and_allows_only_its_own_script():
     page = fake_run([FAILED, PASSED])
     assert not re.search(r"<(link|script|img|iframe)[^>]+(src|href)=\"https?:", page)
