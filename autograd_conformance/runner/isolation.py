@@ -73,14 +73,14 @@ def charged(item, engine, switches):
     if not left:
         return
     script = item.stash.get(LAST_SCRIPT, None)
-    try:
+    try:   # always raises: the charge's failed check, or this
         if script is not None and script is not before:   # the example's own script
             left[0].charge(script)
         raise EngineStateLeft(f"the test {left[0].left}: every test must leave the engine as "
                               f"it found it")
-    except AssertionError as failure:
+    except BaseException as failure:   # noqa: BLE001 - put back whatever the charge raised
         stuck = put_back(left, engine.ns)
-        if len(left) > 1 or stuck:
+        if isinstance(failure, Exception) and (len(left) > 1 or stuck):
             failure.add_note("; ".join([f"it also {s.left}" for s in left[1:]]
                                        + ([_stuck_note(stuck)] if stuck else [])))
         raise
