@@ -188,9 +188,9 @@ def _full_precision(seed: int, count: int, bound: float, dtype: str) -> np.ndarr
 class _Builder:
     """The program under construction, with each variable's float64 values for domain checks."""
 
-    def __init__(self, draw, dtype: str, requires_grad: str, missing_ops=frozenset()):
+    def __init__(self, draw, dtype: str, requires_grad: str, unavailable_ops=frozenset()):
         self.draw, self.dtype, self.requires_grad = draw, dtype, requires_grad
-        self.missing_ops = missing_ops   # the engine's, and those set aside: never appended
+        self.unavailable_ops = unavailable_ops   # missing or set aside: never appended
         self.chain = False    # a long program: each op's first input is the latest variable
         self.leaves: list[Leaf] = []
         self.nodes: list[Node] = []
@@ -211,7 +211,7 @@ class _Builder:
 
     def has(self, op: str) -> bool:
         """Whether the engine has `op` (the builder appends only such ops)."""
-        return op not in self.missing_ops
+        return op not in self.unavailable_ops
 
     def pick(self, label: str, accept=lambda value: True) -> str | None:
         """An earlier variable that `accept`s: often the latest (which makes long chains), else
