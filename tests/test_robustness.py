@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from collections import Counter
 
 import pytest
@@ -222,3 +223,56 @@ def test_a_slow_engine_gets_its_verdict_with_every_error_and_no_false_unresponsi
                    and test["outcome"] == "failed"]
         assert failing and all(found["check"] and found["error"].startswith("AssertionError: ")
                                for test in failing for found in test["reproducers"]), behaviour
+
+
+class _Worker:
+    """An xdist worker as the scheduler sees it; `dead` ones fail to receive, as a closed channel
+    does."""
+
+    def __init__(self, name):
+        self.gateway = types.SimpleNamespace(id=name)
+        self.dead, self.shutting_down, self.received = False, False, []
+
+    def send_runtest_some(self, indices):
+        if self.dead:
+            raise OSError("cannot send (already closed?)")
+        self.received.extend(indices)
+
+    def shutdown(self):
+        self.shutting_down = True
+
+
+class _Config:
+    def getvalue(self, name):
+        return {"tx": ["2*popen"], "dist": "load"}[name]
+
+    def getoption(self, name):
+        return None
+
+
+def test_two_workers_dying_at_once_do_not_end_the_run():
+    """xdist handles the first worker's death by sending its tests to the second; when the second
+    died too (its death not yet handled), the scheduler keeps them for that worker's own death,
+    whose crashed test is the one it was running, and then every other test is handed out again."""
+    from autograd_conformance.runner.watchdog import Watchdog
+    scheduler = Watchdog.pytest_xdist_make_scheduler(None, _Config(), None)
+    first, second = _Worker("gw0"), _Worker("gw1")
+    tests = [f"t{i}" for i in range(20)]
+    for worker in (first, second):
+        scheduler.add_node(worker)
+        scheduler.add_node_collection(worker, tests)
+    scheduler.schedule()
+    running_on_second = tests[second.received[0]]
+    first.dead = second.dead = True
+
+    assert scheduler.remove_node(first) == tests[first.received[0]]
+    assert scheduler.remove_node(second) == running_on_second
+    survivor = _Worker("gw2")
+    scheduler.add_node(survivor)
+    scheduler.add_node_collection(survivor, tests)
+    scheduler.schedule()
+    handed_out = set(first.received[:1] + second.received[:1])
+    while scheduler.node2pending[survivor]:
+        handed_out.add(scheduler.node2pending[survivor].pop(0))
+        scheduler.check_schedule(survivor)
+    assert handed_out == set(range(len(tests))) and not scheduler.pending

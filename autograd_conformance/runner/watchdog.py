@@ -240,6 +240,13 @@ class Watchdog:
         node.workerinput[_STATE_DIR] = str(self.state.directory)
 
     @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config, log):
+        """xdist's load scheduling, made to survive two workers dying at once (see below)."""
+        if config.getvalue("dist") == "load":
+            return _survivor_scheduling()(config, log)
+        return None
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """xdist's report of a test whose worker died: a fault of its engine, with the engine's
         name and the reproducer the worker journaled (the report carries no other metadata)."""
@@ -262,6 +269,25 @@ class Watchdog:
     def pytest_unconfigure(self, config):
         signal.signal(signal.SIGTERM, self._previous_sigterm)
         shutil.rmtree(self.state.directory, ignore_errors=True)
+
+
+def _survivor_scheduling():
+    """xdist's LoadScheduling, except that a worker found dead while tests are sent to it is left
+    for its own "node down" event. When two workers die at once (an engine that ends the
+    interpreter, run on two workers), xdist handles the first death by sending the first worker's
+    tests to the second, and that send raises OSError, which ends the whole run with an
+    INTERNALERROR. The tests stay assigned to the dead worker; when its death is handled, the first
+    of them is its crashed test and the rest go back to be scheduled, as for any crashed worker."""
+    from xdist.scheduler import LoadScheduling
+
+    class SurvivorScheduling(LoadScheduling):
+        def _send_tests(self, node, num):
+            try:
+                super()._send_tests(node, num)
+            except OSError:
+                pass   # the worker died: its "node down" event reschedules what it held
+
+    return SurvivorScheduling
 
 
 def _engine_of(config, nodeid: str) -> str | None:
