@@ -48,6 +48,7 @@ class TestRecord:
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
     judged_without: list[str] = field(default_factory=list)  # set-aside ops its programs lacked
     crashed: bool = False       # the test took its xdist worker down
+    hung: bool = False          # an example ran past --test-timeout: the engine hung on its program
     finished: bool = False      # its last report (teardown, or a crash) has arrived
 
     @property
@@ -93,6 +94,7 @@ class Results:
                 if all(found["script"] != known["script"] for known in record.reproducers):
                     record.reproducers.append(found)
         record.graphs = props.get("graphs", record.graphs)
+        record.hung = record.hung or bool(props.get("hung"))
         record.duration += report.duration or 0.0
         record.finished = report.when == "teardown" or crashed(report)
         if crashed(report):
@@ -219,6 +221,8 @@ class EngineSummary:
     by_level: dict[str, tuple[int, int]] = field(default_factory=dict)  # level -> (passed, total)
     tests: Counter = field(default_factory=Counter)                    # test outcome -> count
     unresponsive: str = ""      # why the run gave the engine up, if it did
+    hung: int = 0               # tests where the engine hung (each failed on its own program)
+    crashed: int = 0            # tests that took their worker down
 
     @property
     def extra(self) -> str:
@@ -231,8 +235,11 @@ class EngineSummary:
 
     def line(self, level: str) -> str:
         extra = self.extra
+        faults = ", ".join(f"{n} {kind}" for n, kind in ((self.hung, "hung"),
+                                                           (self.crashed, "crashed")) if n)
         return (f"{self.engine}: {self.passed}/{self.total} behaviours pass at level {level}"
                 + (f" ({extra})" if extra else "")
+                + (f"; tests that {faults}" if faults else "")
                 + ("; UNRESPONSIVE" if self.unresponsive else ""))
 
 
@@ -243,7 +250,10 @@ def engine_summaries(results: Results, engines: list[str], matrix: dict[str, dic
                  for engine in engines}
     for record in results.records.values():
         if record.engine in summaries:
-            summaries[record.engine].tests[record.outcome] += 1
+            summary = summaries[record.engine]
+            summary.tests[record.outcome] += 1
+            summary.hung += record.hung
+            summary.crashed += record.crashed
     for behaviour, row in matrix.items():
         level = catalog[behaviour].level if behaviour in catalog else None
         for engine, cell in row.items():
@@ -393,7 +403,7 @@ def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary
                              "behaviour_states": dict(s.states),
                              "by_level": {lvl: {"passed": p, "total": t}
                                           for lvl, (p, t) in s.by_level.items()},
-                             "tests": dict(s.tests),
+                             "tests": dict(s.tests), "hung": s.hung, "crashed": s.crashed,
                              "unresponsive": s.unresponsive or None}
                     for engine, s in summaries.items()},
         "behaviours": {behaviour: {engine: cell.state for engine, cell in row.items()}

@@ -58,9 +58,9 @@ def add_options(parser) -> None:
                          f"--hypothesis-profile explore)")
     group.addoption("--unresponsive-after", type=int, default=DEFAULT_UNRESPONSIVE_AFTER,
                     metavar="N",
-                    help=f"after N tests of one engine time out or crash, report the engine's "
-                         f"other tests as not run (default {DEFAULT_UNRESPONSIVE_AFTER}; "
-                         f"0: never give up)")
+                    help=f"when N tests of one engine in a row time out or crash (and at least "
+                         f"half of its tests so far), report its other tests as not run (default "
+                         f"{DEFAULT_UNRESPONSIVE_AFTER}; 0: never give up)")
     group.addoption("--no-set-aside", action="store_true",
                     help="judge no op of the op set first: an op that fails its own verdict is "
                          "still drawn in every behaviour's random programs (by default it is set "

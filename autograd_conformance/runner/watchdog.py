@@ -7,19 +7,24 @@
 - **A crash keeps its reproducer.** Each worker writes the test it is running and the reproducer
   its test last recorded to a small journal file; when the worker dies, the controller attaches
   that reproducer to xdist's crash report.
-- **Unresponsive engines are given up.** After `--unresponsive-after N` (default 3) of one engine's
-  tests have hit the time limit or crashed, that engine's remaining tests are skipped with a reason
-  that starts with `not run:`; other engines go on. A known gap of the baseline that times out does
-  not count: its failure is expected (a slow gap runs past the limit), and a gated run must still
-  reach the tests after it. The summary line, the JSON results and the HTML
-  report mark the engine as unresponsive, and the run exits 1. A run against an engine that hangs
-  in every backward so ends after about N x `--test-timeout`, plus what a clean run takes.
+- **A hang is the verdict of one test.** A test that hits the time limit or crashes fails with
+  the program it was running (its reproducer), and the run goes on: a young engine that hangs on a
+  few programs gets its full verdict.
+- **Unresponsive engines are given up.** Only when an engine hangs on most of what it is given:
+  its last `--unresponsive-after N` (default 3) finished tests all timed out or crashed, and so did
+  at least half of its tests so far. Then its remaining tests are skipped with a reason that
+  starts with `not run:` and names the option; other engines go on. A known gap of the baseline
+  that times out counts as a test that ran: its failure is expected (a slow gap runs past the
+  limit), and a gated run must still reach the tests after it. The summary line, the JSON results
+  and the HTML report mark the engine as unresponsive, and the run exits 1. A run against an
+  engine that hangs in every backward so ends after about N x `--test-timeout`, plus what a clean
+  run takes.
 - **SIGTERM** is turned into an interruption (like Ctrl-C), so that the report of the tests that
   ran is still written, marked partial.
 
 The processes of a run share a temporary directory: a worker appends a line there when one of its
-tests times out, the controller when a worker dies, and every worker reads the count before each
-test of an engine. xdist itself does the process management; nothing here starts or kills a
+tests ends or times out, the controller when a worker dies, and every worker reads the lines
+before each test of an engine. xdist itself does the process management; nothing here starts or kills a
 process.
 """
 
@@ -79,9 +84,9 @@ _SHARED = pytest.StashKey["SharedState"]()
 
 
 class SharedState:
-    """The directory the controller shares with its workers: one line per fault (an engine's test
-    timed out or crashed), appended by whichever process sees it first, and one journal per worker
-    (the running test and its latest reproducer)."""
+    """The directory the controller shares with its workers: one line per finished test of an
+    engine (it ran, timed out or crashed), appended by whichever process sees it first, and one
+    journal per worker (the running test and its latest reproducer)."""
 
     def __init__(self, directory: Path, worker: str = "main"):
         self.directory = directory
@@ -89,20 +94,22 @@ class SharedState:
         self._journal = None
         self._noted = ("", "")   # what the journal holds: (nodeid, reproducer)
 
-    def record_fault(self, engine: str, kind: str) -> None:
-        with open(self.directory / "faults", "a", encoding="utf-8") as faults:
-            faults.write(json.dumps([engine, kind]) + "\n")  # one short write: atomic in append mode
+    def record(self, engine: str, kind: str) -> None:
+        """One finished test of `engine`: RAN, or a fault ("timed out", "crashed")."""
+        with open(self.directory / "finished", "a", encoding="utf-8") as finished:
+            finished.write(json.dumps([engine, kind]) + "\n")  # one short write: atomic in append mode
 
-    def faults(self) -> dict[str, Counter]:
-        """Engine name -> {"timed out": n, "crashed": n}, over all processes of the run."""
+    def finished(self) -> dict[str, list[str]]:
+        """Engine name -> the kinds of its finished tests, in the order they finished, over all
+        processes of the run."""
         try:
-            lines = (self.directory / "faults").read_text(encoding="utf-8").splitlines()
+            lines = (self.directory / "finished").read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
             return {}
-        counts: dict[str, Counter] = {}
+        kinds: dict[str, list[str]] = {}
         for engine, kind in map(json.loads, lines):
-            counts.setdefault(engine, Counter())[kind] += 1
-        return counts
+            kinds.setdefault(engine, []).append(kind)
+        return kinds
 
     def journal(self, nodeid: str, reproducer: str = "") -> None:
         """Note the running test (and its latest reproducer) where the controller can read it
@@ -137,17 +144,24 @@ class SharedState:
 _SEPARATOR = "\0"   # before each reproducer in a journal; a script's text holds none
 
 
+RAN = "ran"   # a finished test that neither timed out nor crashed
+
+
 def given_up(config, state: SharedState) -> dict[str, str]:
-    """Engine name -> why it is given up (the skip reason of its remaining tests)."""
+    """Engine name -> why it is given up (the skip reason of its remaining tests): its last N
+    finished tests were all faults, and so were at least half of them all."""
     limit = config.getoption("unresponsive_after")
     if limit <= 0:
         return {}
     reasons = {}
-    for engine, faults in state.faults().items():
-        if faults.total() >= limit:
+    for engine, kinds in state.finished().items():
+        faults = Counter(kind for kind in kinds if kind != RAN)
+        if len(kinds) >= limit and RAN not in kinds[-limit:] and 2 * faults.total() >= len(kinds):
             counts = " and ".join(f"{n} {kind}" for kind, n in sorted(faults.items()))
-            reasons[engine] = (f"{NOT_RUN} engine {engine!r} is unresponsive: of its tests, "
-                               f"{counts} (--unresponsive-after {limit})")
+            reasons[engine] = (f"{NOT_RUN} engine {engine!r} is unresponsive: its last {limit} "
+                               f"tests in a row and {faults.total()} of its {len(kinds)} tests so "
+                               f"far hung or crashed ({counts}); --unresponsive-after {limit} sets "
+                               f"how many in a row give an engine up, 0 never")
     return reasons
 
 
@@ -211,13 +225,16 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Count a test stopped by the time limit as a fault of its engine, before the next test;
-    not a known gap of the baseline, whose failure (slow ones run past the limit) is expected."""
+    """Record each finished test of an engine before the next one starts: a test stopped by the
+    time limit as a fault, unless it is a known gap of the baseline, whose failure (slow ones run
+    past the limit) is expected."""
     report = yield
     engine, state = item_engine(item), _state(item.config)
-    if engine is not None and state is not None and call.excinfo is not None \
-            and call.excinfo.errisinstance(TimeLimitExceeded) and not excused(item):
-        state.record_fault(engine.name, "timed out")
+    if engine is not None and state is not None and call.when == "call":
+        timed_out = call.excinfo is not None and call.excinfo.errisinstance(TimeLimitExceeded)
+        state.record(engine.name, "timed out" if timed_out and not excused(item) else RAN)
+        if timed_out:
+            report.user_properties.append(("hung", True))   # the engine hung on this program
     return report
 
 
@@ -252,7 +269,7 @@ class Watchdog:
         name and the reproducer the worker journaled (the report carries no other metadata)."""
         engine = _engine_of(self.config, crashitem)
         if engine is not None:
-            self.state.record_fault(engine, "crashed")
+            self.state.record(engine, "crashed")
             report.user_properties.append(("engine", engine))
         nodeid, reproducer = self.state.read_journal(report.node.gateway.id)
         if nodeid == crashitem and reproducer:
