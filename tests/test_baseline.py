@@ -131,3 +131,27 @@ def test_a_known_gap_stops_at_its_first_failing_example(tmp_path):
         assert "during generate phase" in run.stdout and "Found 1 distinct error" in run.stdout
     assert "shrink phase" not in gap.stdout
     assert "shrink phase" in failure.stdout
+
+
+def test_a_baseline_is_written_only_from_a_complete_run(tmp_path):
+    """An engine given up after hanging on its first tests leaves tests not run: --write-baseline
+    writes nothing and the run exits 6, saying why and which options change it; with
+    --partial-baseline it writes what it saw, marked partial in its header."""
+    baseline = tmp_path / "baseline.txt"
+    selection = ("suites/test_leaves.py", "--engine", "tests.broken.hostile.hanging_backward",
+                 *[arg for id_ in ("LEAF-1", "LEAF-5", "LEAF-6", "REQ-9", "MISC-3")
+                   for arg in ("--behaviour", id_)],
+                 "--test-timeout", "1", "--unresponsive-after", "2", "--no-report")
+    run = run_pytest(*selection, f"--write-baseline={baseline}", timeout=120)
+    assert run.returncode == 6, run.stdout + run.stderr
+    assert not baseline.exists() and not baseline.with_suffix(".evidence.json").exists()
+    assert f"--write-baseline {baseline}: not written, the run was incomplete: " in run.stdout
+    assert "tests were not run (not run: engine 'hanging-backward' is unresponsive" in run.stdout
+    assert "--partial-baseline" in run.stdout and "--unresponsive-after" in run.stdout
+
+    run = run_pytest(*selection, f"--write-baseline={baseline}", "--partial-baseline", timeout=120)
+    assert run.returncode == 1, run.stdout + run.stderr
+    header = [line for line in baseline.read_text().splitlines() if line.startswith("#")]
+    assert any(line.startswith("# PARTIAL (--partial-baseline): written from an incomplete run")
+               for line in header), header
+    assert len(parse_baseline(baseline.read_text())) == 2   # the two that hung before the give-up

@@ -287,18 +287,30 @@ def what_failed(report) -> str:
     return "; ".join(parts)
 
 
+# The exit status of a run whose baseline was not written because the run was incomplete.
+INCOMPLETE_RUN = 6
+# The property of a test report whose test was not run because its engine was given up.
+NOT_RUN_PROPERTY = "not_run"
+
+
 class BaselineWriter:
     """Collects the failing tests of the run (on the xdist controller, if any) and writes them,
-    with their evidence."""
+    with their evidence; only from a complete run, unless --partial-baseline."""
 
     def __init__(self, config):
         self.config = config
         self.failures: dict[str, str] = {}  # nodeid -> why, in report order
         self.evidence: dict[str, list[dict]] = {}   # nodeid -> its reproducers
         self.behaviours: dict[str, list[str]] = {}  # nodeid -> the behaviours it checks
+        self.seen: set[str] = set()                 # every test with a report
+        self.not_run: dict[str, str] = {}           # nodeid -> why its engine was given up
+        self.incomplete: list[str] = []             # why the run was incomplete, if it was
 
     def pytest_runtest_logreport(self, report):
         nodeid = suite_nodeid(self.config, report)
+        self.seen.add(nodeid)
+        if NOT_RUN_PROPERTY in dict(report.user_properties):
+            self.not_run[nodeid] = dict(report.user_properties)[NOT_RUN_PROPERTY]
         if nodeid in self.failures:
             return
         self.behaviours[nodeid] = dict(report.user_properties).get("behaviours", "").split()
@@ -314,18 +326,53 @@ class BaselineWriter:
             old = self.config.stash.get(_EVIDENCE, {}).get(nodeid, [])
             self.evidence[nodeid] = [reproducer.as_dict() for reproducer in old]
 
+    def incompleteness(self, session) -> list[str]:
+        """Why this run cannot stand for the engine's state: tests not run because an engine was
+        given up, a run interrupted or stopped early, tests without a result."""
+        reasons = []
+        if self.not_run:
+            first = next(iter(self.not_run.values()))
+            reasons.append(f"{len(self.not_run)} tests were not run ({first})")
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop \
+                or session.shouldfail:
+            reasons.append("the run was interrupted or stopped early")
+        missing = session.testscollected - len(self.seen)
+        if missing > 0:
+            reasons.append(f"{missing} of {session.testscollected} selected tests have no result")
+        return reasons
+
+    @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session):
         config = self.config
+        path = config.invocation_params.dir / config.getoption("write_baseline")
+        self.incomplete = self.incompleteness(session)
+        partial = config.getoption("partial_baseline")
+        if self.incomplete and not partial:
+            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+                session.exitstatus = INCOMPLETE_RUN
+            return
         lines = [f"# autograd-conformance baseline, written by --write-baseline on "
                  f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
                  "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
+        if self.incomplete:
+            lines.append(f"# PARTIAL (--partial-baseline): written from an incomplete run: "
+                         f"{'; '.join(self.incomplete)}. Tests that did not run are not listed.")
         lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
-        path = config.invocation_params.dir / config.getoption("write_baseline")
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         write_evidence(path, self.evidence)
 
     def pytest_terminal_summary(self, terminalreporter):
-        """With --baseline too: what the new baseline adds to the old and drops from it."""
+        """Why no baseline was written, or, with --baseline too, what the new baseline adds to
+        the old and drops from it."""
+        if self.incomplete and not self.config.getoption("partial_baseline"):
+            terminalreporter.write_sep("-", "baseline not written", red=True)
+            terminalreporter.write_line(
+                f"--write-baseline {self.config.getoption('write_baseline')}: not written, the "
+                f"run was incomplete: {'; '.join(self.incomplete)}. A baseline lists the gaps of "
+                f"a complete run; see --unresponsive-after to judge every test, or add "
+                f"--partial-baseline to write this one, marked partial (exit status "
+                f"{INCOMPLETE_RUN}).", red=True)
+            return
         old = self.config.stash.get(_ENTRIES, None)
         if old is None:
             return

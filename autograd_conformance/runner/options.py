@@ -49,6 +49,10 @@ def add_options(parser) -> None:
                          "skip: do not run them (a fast pull-request gate)")
     group.addoption("--write-baseline", metavar="FILE",
                     help="write the tests that fail in this run to FILE, as a baseline")
+    group.addoption("--partial-baseline", action="store_true",
+                    help="with --write-baseline: write it even from an incomplete run (tests not "
+                         "run, an interruption), marked partial in its header (by default it is "
+                         "not written and the run exits 6)")
     group.addoption("--test-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help=f"fail a test when one of its examples runs longer than this: the "
                          f"engine hung (default {DEFAULT_TIMEOUT:g}; 0: no limit)")

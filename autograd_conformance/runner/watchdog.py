@@ -42,7 +42,7 @@ import pytest
 
 from ..harness.engines import specs_from
 from ..harness.script import Script, listening
-from .baseline import excused
+from .baseline import NOT_RUN_PROPERTY, excused
 from .plugin import item_engine, selected_engines
 from .robustness import TimeLimitExceeded
 
@@ -210,6 +210,7 @@ def pytest_runtest_setup(item):
         return
     reason = given_up(item.config, state).get(engine.name)
     if reason is not None:
+        item.user_properties.append((NOT_RUN_PROPERTY, reason))
         pytest.skip(reason)
 
 
