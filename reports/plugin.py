@@ -33,6 +33,8 @@ from .results import (Results, behaviour_matrix, describe_graph, engine_summarie
                       expected_graph, module_durations, results_json)
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
+TERMINAL_GROUPS = 20     # root errors listed in the terminal summary
+ERROR_WIDTH = 100        # characters of each
 
 
 def pytest_configure(config):
@@ -93,6 +95,7 @@ class ConformanceReport:
         self.clock = time.monotonic()
         self.partial: list[str] = []
         self.summary_lines: list[str] = []
+        self.groups: list = []      # the failing tests' errors by engine and root error
         self.written: list[Path] = []
 
     def pytest_runtest_logreport(self, report):
@@ -131,11 +134,11 @@ class ConformanceReport:
                               + (f"; ops set aside (each failed its own verdict): "
                                  f"{', '.join(aside[name])}" if name in aside else "")
                               for name, summary in summaries.items()]
+        self.groups = error_groups(self.results)
         html_path, json_path = self.paths()
         if html_path:
             self._write(html_path, render_report(run, self.results, matrix, summaries,
-                                                 module_durations(self.results),
-                                                 error_groups(self.results)))
+                                                 module_durations(self.results), self.groups))
         if json_path:
             self._write(json_path, results_json(run, self.results, summaries, matrix))
 
@@ -198,6 +201,19 @@ class ConformanceReport:
         }
 
     def pytest_terminal_summary(self, terminalreporter):
+        if self.groups:
+            terminalreporter.section("failures by root error, most tests first")
+            for group in self.groups[:TERMINAL_GROUPS]:
+                error = " ".join(group.error.split())
+                terminalreporter.write_line(
+                    f"{len(group.tests):3} tests  {group.engine}: {error[:ERROR_WIDTH]}"
+                    + ("..." if len(error) > ERROR_WIDTH else ""))
+            if len(self.groups) > TERMINAL_GROUPS:
+                terminalreporter.write_line(f"... and {len(self.groups) - TERMINAL_GROUPS} more "
+                                            f"root errors in the report")
+            if self.config.option.tbstyle == "no":
+                terminalreporter.write_line("tracebacks and reproducers: in the report, or run "
+                                            "with -v or --tb=short")
         terminalreporter.section("autograd conformance")
         for line in self.summary_lines:
             terminalreporter.write_line(line)

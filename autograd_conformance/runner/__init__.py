@@ -2,7 +2,7 @@
 selection (`plugin`), the baseline of known gaps (`baseline`), the time limit (`robustness`),
 each test's engine state checked and put back (`isolation`), both around each example
 (`examples`), broken ops judged once and set aside (`op_verdicts`), bounded runs whatever the
-engine does (`watchdog`), tests that both pass and fail (`stability`), and what a report says
+engine does (`watchdog`), shrinking shared out over the run (`shrinking`), tests that both pass and fail (`stability`), and what a report says
 (`outcomes`).
 
 The entry point (autograd_conformance/pytest_plugin.py) starts it only in a conformance run
@@ -14,7 +14,8 @@ from __future__ import annotations
 PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.baseline",
            "autograd_conformance.runner.robustness", "autograd_conformance.runner.isolation",
            "autograd_conformance.runner.watchdog", "autograd_conformance.runner.op_verdicts",
-           "autograd_conformance.runner.stability", "autograd_conformance.reports.plugin")
+           "autograd_conformance.runner.stability", "autograd_conformance.runner.shrinking",
+           "autograd_conformance.reports.plugin")
 # The hypothesis releases this runner is tested with: it reaches into two of hypothesis' internals
 # (plugin.empty_local_constants, baseline.first_failure_only), which a later release may change.
 TESTED_HYPOTHESIS = (6, 170)
@@ -44,3 +45,13 @@ def start(config) -> None:
         config.pluginmanager.import_plugin(name)
     from .watchdog import set_xdist_defaults
     set_xdist_defaults(config)
+    quiet_tracebacks(config)
+
+
+def quiet_tracebacks(config) -> None:
+    """A conformance run of an engine with many gaps prints thousands of lines of tracebacks and
+    hypothesis notes; by default it prints one line per failing test (pytest's short summary) and
+    the failures grouped by root error, and the tracebacks go to the report. `-v` or any `--tb`
+    brings them back."""
+    if config.option.tbstyle == "auto" and config.option.verbose <= 0:
+        config.option.tbstyle = "no"
