@@ -93,7 +93,8 @@ def test_a_keyword_is_lacking_where_the_function_does_not_take_it():
     assert lacking_names(SimpleNamespace(autograd=SimpleNamespace(grad=grad)), names) == \
         ["autograd.grad(materialize_grads=)"]
     for taking_any in (lambda *args, **kwargs: None, max):
-        assert lacking_names(SimpleNamespace(autograd=SimpleNamespace(grad=taking_any)), names) == []
+        namespace = SimpleNamespace(autograd=SimpleNamespace(grad=taking_any))
+        assert lacking_names(namespace, names) == []
 
 
 def _documented() -> dict[str, set[str]]:

@@ -9,10 +9,11 @@ classes through an attribute hook installed for the run, and a tensor's special 
 wrappers (`Tensor.register_hook`, `Tensor.__setitem__`, `grad_fn.next_functions`,
 `nn.Module.register_full_backward_hook`). A function or method that test code reads there is
 handed back wrapped, to note the keywords it is called with (`autograd.grad(materialize_grads=)`;
-not a class's, which a wrapper could not stand in for). The test's own code is the steps of its scripts (code
-named `<step at test_x.py:42>`, autograd_conformance/harness/script.py) and the suite modules'
-Python code (hooks and modules written there); the reference's internals, the harness's oracles
-and checks, and the prelude of the scripts are not, so their accesses are never noted.
+not a class's, which a wrapper could not stand in for). The test's own code is the steps of its
+scripts (code named `<step at test_x.py:42>`, autograd_conformance/harness/script.py) and the
+suite modules' Python code (hooks and modules written there); the reference's internals, the
+harness's oracles and checks, and the prelude of the scripts are not, so their accesses are never
+noted.
 
 Each test runs on the engine declaring exactly the capabilities it needs (core and its `needs`
 marks): what a test does only on an engine that declares more (test_sequences' grad-mode steps,
