@@ -302,8 +302,8 @@ def test_autograd_grad_returns_complex_gradients_by_the_same_convention(engine, 
     leaves = [leaf for leaf, _ in program.leaves]
     script = Script(engine)
     script.run(*program.script_lines(), REAL_LOSS,
-               f"grads = torch.autograd.grad(loss, [{', '.join(leaves)}], "
-               f"create_graph={create_graph})")
+               f"grads = torch.autograd.grad(loss, [{', '.join(leaves)}]"
+               f"{', create_graph=True' if create_graph else ''})")
     _check_against_split(script, program, {leaf: f"grads[{i}]" for i, leaf in enumerate(leaves)})
     script.check(" and ".join(f"{leaf}.grad is None" for leaf in leaves),
                  "autograd.grad filled a .grad")

@@ -1,10 +1,13 @@
 """A test needs the names it uses, not a whole capability (autograd_conformance/runner/needs.py):
 on an engine that declares a test's capabilities, the test is skipped only if its adapter lacks a
 name that test uses, as recorded in suites/names.toml; that file is current (re-recorded for one
-suite, every test's key and needs collected), and every name it records is listed in
-CONTRACT_NAMES under a capability the test needs."""
+suite, every test's key and needs collected), every name it records is listed in CONTRACT_NAMES
+under a capability the test needs, and docs/adapter-contract.md names each under the same
+capability."""
 
 import json
+import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -77,6 +80,44 @@ def test_every_recorded_name_is_listed_under_a_capability_the_test_needs():
     assert used and lacking_names(reference, used) == []
     assert not set(used) & set(CONTRACT_NAMES["core"])
     assert unlisted(stored()) == {}
+
+
+def test_a_keyword_is_lacking_where_the_function_does_not_take_it():
+    """`autograd.grad(materialize_grads=)` is a name: an adapter whose `grad` does not take the
+    keyword lacks it (its tests are skipped, naming it); one that takes `**kwargs`, or a builtin
+    whose signature cannot be read, does not."""
+    def grad(outputs, inputs, allow_unused=False):
+        return None
+
+    names = ["autograd.grad(allow_unused=)", "autograd.grad(materialize_grads=)"]
+    assert lacking_names(SimpleNamespace(autograd=SimpleNamespace(grad=grad)), names) == \
+        ["autograd.grad(materialize_grads=)"]
+    for taking_any in (lambda *args, **kwargs: None, max):
+        namespace = SimpleNamespace(autograd=SimpleNamespace(grad=taking_any))
+        assert lacking_names(namespace, names) == []
+
+
+def _documented() -> dict[str, set[str]]:
+    """Capability -> the words in the code spans of its section (`### `name``) of
+    docs/adapter-contract.md."""
+    page = (ROOT / "docs" / "adapter-contract.md").read_text(encoding="utf-8")
+    sections = re.finditer(r"^### `(\w+)`.*\n((?:(?!#).*\n)*)", page, re.MULTILINE)
+    return {capability: {word for span in re.findall(r"`([^`]*)`", text)
+                         for word in re.findall(r"\w+", span)}
+            for capability, text in (section.groups() for section in sections)}
+
+
+def test_the_contract_page_names_every_name_under_its_capability():
+    """The prose an adapter's author reads lists what the runner checks: every name of
+    CONTRACT_NAMES is written in its capability's section, as its last part (`once_differentiable`,
+    `__setitem__`) or, for a keyword, the keyword (`materialize_grads`)."""
+    documented = _documented()
+    assert documented.keys() == CONTRACT_NAMES.keys()
+    unwritten = {capability: [name for name in names
+                              if re.split(r"[.(]", name.removesuffix("=)"))[-1]
+                              not in documented[capability]]
+                 for capability, names in CONTRACT_NAMES.items()}
+    assert {capability: names for capability, names in unwritten.items() if names} == {}
 
 
 def test_the_recorded_names_are_current():

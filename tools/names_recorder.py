@@ -7,10 +7,13 @@ it: the namespace through a proxy (`Namespace`: `torch.autograd.function.once_di
 noted as `autograd.function.once_differentiable`), and the reference's tensor, node and module
 classes through an attribute hook installed for the run, and a tensor's special methods through
 wrappers (`Tensor.register_hook`, `Tensor.__setitem__`, `grad_fn.next_functions`,
-`nn.Module.register_full_backward_hook`). The test's own code is the steps of its scripts (code
-named `<step at test_x.py:42>`, autograd_conformance/harness/script.py) and the suite modules'
-Python code (hooks and modules written there); the reference's internals, the harness's oracles
-and checks, and the prelude of the scripts are not, so their accesses are never noted.
+`nn.Module.register_full_backward_hook`). A function or method that test code reads there is
+handed back wrapped, to note the keywords it is called with (`autograd.grad(materialize_grads=)`;
+not a class's, which a wrapper could not stand in for). The test's own code is the steps of its
+scripts (code named `<step at test_x.py:42>`, autograd_conformance/harness/script.py) and the
+suite modules' Python code (hooks and modules written there); the reference's internals, the
+harness's oracles and checks, and the prelude of the scripts are not, so their accesses are never
+noted.
 
 Each test runs on the engine declaring exactly the capabilities it needs (core and its `needs`
 marks): what a test does only on an engine that declares more (test_sequences' grad-mode steps,
@@ -47,9 +50,12 @@ def _is_test_code(filename: str) -> bool:
     return filename.startswith("<step at ") or filename.startswith(_SUITE_FILES)
 
 
-def _note(name: str, frame) -> None:
+def _note(name: str, frame) -> bool:
+    """Note `name` if `frame` is test code's; whether it was."""
     if _is_test_code(frame.f_code.co_filename):
         used.add(name)
+        return True
+    return False
 
 
 class Namespace:
@@ -68,18 +74,34 @@ class Namespace:
         path = object.__getattribute__(self, "_path") + attribute
         if isinstance(value, types.ModuleType):
             return Namespace(value, path + ".")     # a step on the way to a name
-        _note(path, sys._getframe(1))
-        return value
+        noted = _note(path, sys._getframe(1))
+        return (_noting_keywords(path, value) if noted and isinstance(value, types.FunctionType)
+                else value)
 
 
 torch = Namespace(reference)     # the engine: --engine tools.names_recorder:torch
 
 
+def _noting_keywords(name: str, function):
+    """`function`, noting each keyword that test code passes it by name as `name(keyword=)`: an
+    adapter's function may lack an argument it does not lack the name of."""
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        for keyword in kwargs:
+            _note(f"{name}({keyword}=)", sys._getframe(1))
+        return function(*args, **kwargs)
+    return call
+
+
 def _noting_getattribute(root: str):
     def __getattribute__(self, attribute):
-        if not hasattr(_PLAIN, attribute):   # not what every object has (`__class__`)
-            _note(f"{root}.{attribute}", sys._getframe(1))
-        return object.__getattribute__(self, attribute)
+        if hasattr(_PLAIN, attribute):   # what every object has (`__class__`) is no name
+            return object.__getattribute__(self, attribute)
+        name = f"{root}.{attribute}"
+        noted = _note(name, sys._getframe(1))
+        value = object.__getattribute__(self, attribute)
+        return (_noting_keywords(name, value) if noted and isinstance(value, types.MethodType)
+                else value)
     return __getattribute__
 
 

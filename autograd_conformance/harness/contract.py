@@ -3,6 +3,7 @@
 The prose version, with every signature, is docs/adapter-contract.md; keep the two in step.
 """
 
+import inspect
 import warnings
 
 CAPABILITIES = {
@@ -112,11 +113,13 @@ def missing_core_names(namespace, missing_ops=frozenset()) -> list[str]:
 
 # The names each capability's tests use, where a name can be looked up without running anything:
 # on the namespace (`autograd.grad`), on a tensor that requires grad (`Tensor.register_hook`,
-# `Tensor.__setitem__`), or on the node of an op's result (`grad_fn.next_functions`). Every name
-# a test uses (recorded in suites/names.toml by tools/test_names.py) is listed under core or under
-# a capability the test needs (tests/test_names.py compares); a capability's tests that use a
-# name its adapter lacks are skipped (autograd_conformance/runner/needs.py), a core test fails.
-# `--check-adapter` lists them; the prose in docs/adapter-contract.md says what each must do.
+# `Tensor.__setitem__`), or on the node of an op's result (`grad_fn.next_functions`); a keyword a
+# test passes by name is a name too (`autograd.grad(materialize_grads=)`). Every name a test uses
+# (recorded in suites/names.toml by tools/test_names.py) is listed under core or under a
+# capability the test needs; a capability's tests that use a name its adapter lacks are skipped
+# (autograd_conformance/runner/needs.py), a core test fails. `--check-adapter` lists them; the
+# prose in docs/adapter-contract.md says what each must do, naming each under its capability
+# (tests/test_names.py checks both).
 CONTRACT_NAMES = {
     "core": ("tensor", "zeros", "ones", "zeros_like", "float32", "int64", "exp", "log", "tanh",
              "sigmoid", "relu", "sqrt", "abs", "no_grad", "Tensor.backward", "Tensor.retain_grad",
@@ -127,21 +130,42 @@ CONTRACT_NAMES = {
              "Tensor.__add__", "Tensor.__radd__", "Tensor.__sub__", "Tensor.__rsub__",
              "Tensor.__mul__", "Tensor.__rmul__", "Tensor.__truediv__", "Tensor.__rtruediv__",
              "Tensor.__neg__", "Tensor.__pow__", "Tensor.__rpow__", "Tensor.__matmul__",
-             "Tensor.__getitem__"),
+             "Tensor.__getitem__", "tensor(dtype=)", "tensor(requires_grad=)", "zeros(dtype=)",
+             "zeros(requires_grad=)", "ones(dtype=)", "ones(requires_grad=)",
+             "Tensor.backward(gradient=)", "Tensor.backward(retain_graph=)", "Tensor.sum(dim=)",
+             "Tensor.sum(keepdim=)", "Tensor.mean(dim=)", "Tensor.mean(keepdim=)"),
     "float64": ("float64",),
     "dtype_conversion": ("Tensor.to",),
     "grad_mode": ("enable_grad", "set_grad_enabled", "is_grad_enabled"),
     "inference_mode": ("inference_mode", "Tensor.is_inference", "is_grad_enabled"),
-    "autograd_grad": ("autograd.grad",),
-    "autograd_backward": ("autograd.backward",),
-    "backward_inputs": ("Tensor.backward",),
-    "higher_order": ("autograd.grad",),
-    "backward_create_graph": ("Tensor.backward",),
+    "autograd_grad": ("autograd.grad", "autograd.grad(grad_outputs=)",
+                      "autograd.grad(retain_graph=)", "autograd.grad(allow_unused=)",
+                      "autograd.grad(materialize_grads=)", "autograd.grad(only_inputs=)"),
+    "autograd_backward": ("autograd.backward", "autograd.backward(grad_tensors=)",
+                          "autograd.backward(retain_graph=)"),
+    "backward_inputs": ("Tensor.backward(inputs=)",),
+    "higher_order": ("autograd.grad(create_graph=)",),
+    "backward_create_graph": ("Tensor.backward(create_graph=)",),
     "functional": ("autograd.functional.jacobian",),
     "functional_api": ("autograd.functional.vjp", "autograd.functional.jvp",
                        "autograd.functional.vhp", "autograd.functional.hvp",
-                       "autograd.functional.hessian", "float64"),
-    "grads_batched": ("autograd.grad",),
+                       "autograd.functional.hessian", "float64",
+                       "autograd.functional.jacobian(create_graph=)",
+                       "autograd.functional.jacobian(strict=)",
+                       "autograd.functional.jacobian(vectorize=)",
+                       "autograd.functional.jacobian(strategy=)",
+                       "autograd.functional.hessian(create_graph=)",
+                       "autograd.functional.hessian(strict=)",
+                       "autograd.functional.hessian(vectorize=)",
+                       "autograd.functional.vjp(create_graph=)",
+                       "autograd.functional.vjp(strict=)",
+                       "autograd.functional.jvp(create_graph=)",
+                       "autograd.functional.jvp(strict=)",
+                       "autograd.functional.vhp(create_graph=)",
+                       "autograd.functional.vhp(strict=)",
+                       "autograd.functional.hvp(create_graph=)",
+                       "autograd.functional.hvp(strict=)"),
+    "grads_batched": ("autograd.grad(is_grads_batched=)",),
     "gradient_edge": ("autograd.graph.get_gradient_edge",),
     "graph": ("grad_fn.next_functions", "grad_fn.name"),
     "grad_fn_names": ("grad_fn.name",),
@@ -152,7 +176,8 @@ CONTRACT_NAMES = {
     "nn": ("nn.Module", "nn.Parameter", "nn.Linear", "nn.Sequential", "nn.ReLU", "nn.Tanh",
            "nn.Sigmoid", "nn.MSELoss", "nn.Module.parameters", "nn.Module.named_parameters",
            "nn.Module.zero_grad", "nn.Module.requires_grad_", "nn.Module.eval", "nn.Module.train",
-           "nn.Module.register_buffer", "nn.Module.named_buffers"),
+           "nn.Module.register_buffer", "nn.Module.named_buffers",
+           "nn.Module.zero_grad(set_to_none=)"),
     "optim": ("optim.SGD", "optim.Adam"),
     "legacy": ("autograd.Variable", "Tensor.volatile"),
     "custom_function": ("autograd.Function", "autograd.function.once_differentiable",
@@ -178,25 +203,44 @@ CONTRACT_NAMES = {
     "node_metadata": ("grad_fn.metadata",),
     "module_hooks": ("nn.Module.register_full_backward_hook",
                      "nn.Module.register_full_backward_pre_hook"),
-    "multi_grad_hooks": ("autograd.graph.register_multi_grad_hook",),
+    "multi_grad_hooks": ("autograd.graph.register_multi_grad_hook",
+                         "autograd.graph.register_multi_grad_hook(mode=)"),
     "integer_outputs": ("bool", "Tensor.argmax", "Tensor.to"),
     "saved_attributes": ("grad_fn._saved_self", "grad_fn._saved_other"),
     "tensor_repr": (),
     "forward_ad": ("autograd.forward_ad.dual_level", "autograd.forward_ad.make_dual",
-                   "autograd.forward_ad.unpack_dual", "Tensor.sgn", "ones_like"),
+                   "autograd.forward_ad.unpack_dual", "autograd.forward_ad.make_dual(level=)",
+                   "autograd.forward_ad.unpack_dual(level=)", "Tensor.sgn", "ones_like"),
     "tensor_data": ("Tensor.data",),
     "complex": ("complex", "complex64", "complex128", "Tensor.real", "Tensor.conj", "Tensor.abs",
                 "float64"),
-    "checkpoint": ("utils.checkpoint.checkpoint", "manual_seed", "rand"),
+    "checkpoint": ("utils.checkpoint.checkpoint", "utils.checkpoint.checkpoint(use_reentrant=)",
+                   "manual_seed", "rand", "rand(dtype=)"),
     "threads": (),
-    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.__int__"),
+    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.__int__",
+                "Tensor.max(dim=)", "Tensor.max(keepdim=)", "Tensor.min(dim=)",
+                "Tensor.min(keepdim=)", "Tensor.amax(dim=)", "Tensor.amax(keepdim=)",
+                "Tensor.amin(dim=)", "Tensor.amin(keepdim=)"),
 }
+
+
+def _takes_keyword(function, keyword: str) -> bool:
+    """Whether `function` can be passed `keyword` by name; True where its signature cannot be read
+    (a builtin's: the tests that pass it find out)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(parameter.kind is parameter.VAR_KEYWORD or parameter.name == keyword
+               and parameter.kind is not parameter.POSITIONAL_ONLY for parameter in parameters)
 
 
 def lacking_names(namespace, names) -> list[str]:
     """Those of `names` (as in CONTRACT_NAMES) that `namespace` does not have. Tensor names are
     looked up on `tensor([1.0, 2.0], requires_grad=True)`, node names on that tensor times 2's
-    grad_fn; where those cannot be made, the name counts as lacking."""
+    grad_fn; where those cannot be made, the name counts as lacking. A keyword,
+    `autograd.grad(materialize_grads=)`, is lacking where its function's signature does not take
+    it."""
     def tensor():
         return namespace.tensor([1.0, 2.0], requires_grad=True)
 
@@ -205,11 +249,15 @@ def lacking_names(namespace, names) -> list[str]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # looking a name up is not using it (`Tensor.volatile`)
         for name in names:
-            root, _, rest = name.partition(".")
+            path, _, keyword = name.removesuffix("=)").partition("(")
+            root, _, rest = path.partition(".")
             try:
                 target = roots[root]() if root in roots else namespace
-                for part in (rest if root in roots else name).split("."):
+                for part in (rest if root in roots else path).split("."):
                     target = getattr(target, part)
             except Exception:  # noqa: BLE001 - a name the adapter does not give, however it fails
+                lacking.append(name)
+                continue
+            if keyword and not _takes_keyword(target, keyword):
                 lacking.append(name)
     return lacking
