@@ -201,6 +201,12 @@ class ConformanceReport:
         }
 
     def pytest_terminal_summary(self, terminalreporter):
+        fixed = [record for record in self.results.records.values() if record.outcome == "xpassed"]
+        if fixed:
+            terminalreporter.section("known gaps that now pass: XPASS(strict), delete their "
+                                     "baseline lines")
+            for record in fixed:
+                terminalreporter.write_line(f"{record.nodeid}  ({record.reason})")
         if self.groups:
             terminalreporter.section("failures by root error, most tests first")
             for group in self.groups[:TERMINAL_GROUPS]:
