@@ -3,8 +3,10 @@ script, so that the reproducer of a failing example is exactly what ran, with it
 
 A `Script` executes Python source in a namespace where `torch` is the engine's torch-like
 namespace (the adapter). What it keeps prints as a complete program: under real torch it runs to
-its end, every check passing; with `torch = <adapter>` bound after the import, it fails at the
-check that failed in the suite, or at the statement where the engine raised. A failure carries its
+its end, every check passing; with `torch = <adapter>` bound after the import (its third line is
+that binding for the engine it ran on, commented out: uncommented, it imports the adapter from any
+directory), it fails at the check that failed in the suite, or at the statement where the engine
+raised. A failure carries its
 script (a `Reproducer`: the script, its error, whether a check failed and whose) and, for pytest's
 output, a note, so that each distinct failure of a test keeps its own reproducer; the report reads
 it from there, and a baseline keeps it as the evidence of a known gap (`replay`; a script that
@@ -37,9 +39,11 @@ from .oracles import TOLERANCES, Tolerance
 from .program import Program
 
 IMPORTS = "import numpy as np\nimport torch\n"
-# What runs after the imports, in the printed script and in the engine's namespace alike.
+# The line after the imports, in a script of no particular engine (see `header`).
+BINDING = ("# To check another engine, bind torch to its adapter on the line above: "
+           "torch = <adapter>\n")
+# What runs after that line, in the printed script and in the engine's namespace alike.
 PRELUDE = '''\
-# To check another engine, bind torch to its adapter on the line above: torch = <adapter>
 to_numpy = getattr(torch, "to_numpy", lambda t: t.detach().numpy())
 
 
@@ -62,7 +66,7 @@ def assert_close(actual, expected, rtol, atol_scale, what, magnitude=0.0):
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
         f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
 '''
-HEADER = IMPORTS + PRELUDE + "\n\n"   # what every reproducer starts with
+HEADER = IMPORTS + BINDING + PRELUDE + "\n\n"   # what a reproducer of no particular engine starts with
 _PRELUDE_NAME = "<reproducer prelude>"
 _PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
 linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
@@ -70,6 +74,18 @@ NOTE_PREFIX = "Reproducer (torch script)"
 REPRODUCER = "conformance_reproducer"   # the attribute of a failure that holds its Reproducer
 
 _HELPERS = {__file__, str(Path(__file__).with_name("checks.py"))}
+
+
+def header(engine) -> str:
+    """What a reproducer of `engine` starts with: HEADER, its BINDING line replaced (so in as many
+    lines) by the one that binds torch to `engine` (`Engine.binding`), commented out."""
+    return (f"{IMPORTS}# {engine.binding}  # uncomment to run it on {engine.name} "
+            f"(--engine {engine.spec})\n{PRELUDE}\n\n")
+
+
+def body(script: str) -> str:
+    """A reproducer's script without its header, whichever engine the header names."""
+    return script.split("\n", HEADER.count("\n"))[-1]
 
 
 class ScriptListener(Protocol):
@@ -223,7 +239,7 @@ class Script:
 
     # -- the printed script ----------------------------------------------------------------------
     def text(self) -> str:
-        return HEADER + "\n".join(self.lines) + "\n"
+        return header(self.engine) + "\n".join(self.lines) + "\n"
 
     def _execute(self, source: str, behaviour: str | None = None, *, check: bool = False) -> None:
         __tracebackhide__ = True
