@@ -1,11 +1,16 @@
 """autograd_conformance/harness/script.py: a test's steps run on the engine and print as a self-checking torch script."""
 
+import dataclasses
+import types
+
 import numpy as np
 import pytest
+import torch
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.script import Script, literal, reproducers
+from autograd_conformance.harness.script import (Script, drop_dead_lines, literal, replay,
+                                                 reproducers)
 
 PROGRAM = Program("float64", (Leaf("x0", np.array([0.5, -2.0]), True),),
                   (Node("v1", "exp", ("x0",)), Node("v2", "sum", ("v1",))), "v2")
@@ -205,3 +210,44 @@ def test_braces_in_expected_values_why_and_shown_expressions_stay_literal(torch_
     assert str(failure).startswith("m is {'seen': 2}, expected {'seen': 1} (a {dict})")
     failure = _failure(lambda: script.check("False", "no", show=("{k: 0 for k in m}",)))
     assert str(failure).startswith("no; {k: 0 for k in m} = {'seen': 0}")
+
+
+def _exp_doubles_its_input(torch_engine):
+    """torch, except that exp doubles its argument in place: a side effect that an exp whose
+    result nothing reads still has."""
+    def exp(tensor):
+        tensor.mul_(2)
+        return torch.exp(tensor)
+    ns = types.ModuleType("exp_doubles_its_input")
+    ns.exp, ns.__getattr__ = exp, lambda name: getattr(torch_engine.ns, name)
+    return dataclasses.replace(torch_engine, name="exp-doubles-its-input", ns=ns)
+
+
+def test_dead_lines_are_dropped_where_replays_show_that_the_failure_does_not_need_them(torch_engine):
+    """Both `unused` and `b` are never read; without `unused` the script still fails the same way,
+    but without `b` the engine passes (its exp changed `a`): `unused` goes, `b` stays."""
+    engine = _exp_doubles_its_input(torch_engine)
+    script = Script(engine)
+    script.run("a = torch.ones(2)", "unused = a * 3", "b = torch.exp(a)")
+    failure = _failure(lambda: script.check_equal("a.sum().item()", 2.0))
+    [before] = reproducers(failure)
+    drop_dead_lines(failure, engine)
+    [after] = reproducers(failure)
+    assert after.script == before.script.replace("unused = a * 3\n", "")
+    assert after.line == before.line - 1 and after.error == before.error
+    assert failure.__notes__ == [after.note]
+    assert replay(after, engine).line == after.line and replay(after, torch_engine) is None
+
+
+def test_the_step_that_raised_stays_though_nothing_reads_what_it_assigns(torch_engine):
+    """The last step is the failure itself: an assignment that raised on the engine (here, only
+    where exp ran first) is kept, and only the lines before it that the failure does not need go."""
+    engine = _exp_doubles_its_input(torch_engine)
+    script = Script(engine)
+    failure = _failure(lambda: script.run("a = torch.ones(2)", "unused = a * 3",
+                                          "b = torch.exp(a)", "c = 1 / (a.sum().item() - 4)"))
+    assert isinstance(failure, ZeroDivisionError)
+    drop_dead_lines(failure, engine)
+    [found] = reproducers(failure)
+    assert found.script.endswith(
+        "\na = torch.ones(2)\nb = torch.exp(a)\nc = 1 / (a.sum().item() - 4)\n")

@@ -8,8 +8,13 @@ an import traceback reach pytest.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from .contract import CAPABILITIES, REQUIRED_OPS, missing_core_names
@@ -79,6 +84,22 @@ class Engine:
     def has(self, capability: str) -> bool:
         return capability in self.capabilities
 
+    @functools.cached_property
+    def binding(self) -> str:
+        """One line of Python that binds `torch` to this engine in a fresh interpreter run from any
+        directory (how a reproducer reaches the engine it failed on): the adapter's import, after
+        putting the directory it was imported from on sys.path where such an interpreter would not
+        search it (an adapter in the directory the suite ran in), then its device."""
+        module_name, attribute = _module_of(self.spec)
+        line = (f"from {module_name} import {attribute} as torch" if attribute
+                else f"import {module_name} as torch")
+        directory = _unsearched_directory(module_name.partition(".")[0])
+        if directory is not None:
+            line = f"import sys; sys.path.insert(0, {directory!r}); {line}"
+        if self.device != "cpu":
+            line += f"; torch = torch.on_device({self.device!r})"
+        return line
+
     def __repr__(self) -> str:
         return f"<engine {self.name}>"
 
@@ -91,9 +112,37 @@ def _valid_names() -> str:
     return ", ".join(SHORT_NAMES)
 
 
-def _import_spec(spec: str):
+def _module_of(spec: str) -> tuple[str, str]:
+    """The module a spec names (a short name's module) and the attribute of it, "" for none."""
     module_name, _, attribute = spec.partition(":")
-    module_name = SHORT_NAMES.get(module_name, module_name)
+    return SHORT_NAMES.get(module_name, module_name), attribute
+
+
+# Prints where a fresh interpreter finds the top-level module named by its argument.
+_FIND = "import importlib.util, sys; print(getattr(importlib.util.find_spec(sys.argv[1]), 'origin', None))"
+
+
+def _unsearched_directory(top: str) -> str | None:
+    """The directory the imported top-level module `top` came from, where a fresh interpreter
+    (without the directory it runs in, -P, as a script saved elsewhere) would not find it there;
+    None where it would (installed, or on PYTHONPATH) or `top` has no file."""
+    origin = getattr(sys.modules[top], "__file__", None)
+    if origin is None:
+        return None
+    origin = Path(origin).resolve()
+    with tempfile.TemporaryDirectory() as elsewhere:
+        try:
+            found = subprocess.run([sys.executable, "-P", "-c", _FIND, top], cwd=elsewhere,
+                                   capture_output=True, text=True, timeout=60).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            found = "None"
+    if found != "None" and Path(found).resolve() == origin:
+        return None
+    return str(origin.parent.parent if origin.name == "__init__.py" else origin.parent)
+
+
+def _import_spec(spec: str):
+    module_name, attribute = _module_of(spec)
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:

@@ -3,12 +3,17 @@ script, so that the reproducer of a failing example is exactly what ran, with it
 
 A `Script` executes Python source in a namespace where `torch` is the engine's torch-like
 namespace (the adapter). What it keeps prints as a complete program: under real torch it runs to
-its end, every check passing; with `torch = <adapter>` bound after the import, it fails at the
-check that failed in the suite, or at the statement where the engine raised. A failure carries its
-script (a `Reproducer`: the script, its error, whether a check failed and whose) and, for pytest's
-output, a note, so that each distinct failure of a test keeps its own reproducer; the report reads
-it from there, and a baseline keeps it as the evidence of a known gap (`replay`; a script that
-starts threads, until its outcome is certain: `replay_until_certain`).
+its end, every check passing; with `torch = <adapter>` bound after the import (its third line is
+that binding for the engine it ran on, commented out: uncommented, it imports the adapter from any
+directory), it fails at the check that failed in the suite, or at the statement where the engine
+raised. A failure carries its script (a `Reproducer`: the script, its error, whether a check
+failed and whose) and, for pytest's output, a note, so that each distinct failure of a test keeps
+its own reproducer; the report reads it from there, and a baseline keeps it as the evidence of a
+known gap (`replay`; a script that starts threads, until its outcome is certain:
+`replay_until_certain`). Hypothesis may stop shrinking before it has removed every step that the
+failure does not need (its budget ran out, on a slow engine): once a test has failed, its
+reproducers lose the assignments that nothing reads and that replays show the failure does not
+need (`drop_dead_lines`).
 
 Whoever runs the tests may listen to the scripts (`listening`): the runner keeps a test's last
 script for the report and journals every step, in case the engine takes the process down. The
@@ -33,13 +38,17 @@ from typing import Protocol
 
 import numpy as np
 
+from .engine_state import changed, put_back, switches_of
+from .engines import load_engine
 from .oracles import TOLERANCES, Tolerance
 from .program import Program
 
 IMPORTS = "import numpy as np\nimport torch\n"
-# What runs after the imports, in the printed script and in the engine's namespace alike.
+# The line after the imports, in a script of no particular engine (see `header`).
+BINDING = ("# To check another engine, bind torch to its adapter on the line above: "
+           "torch = <adapter>\n")
+# What runs after that line, in the printed script and in the engine's namespace alike.
 PRELUDE = '''\
-# To check another engine, bind torch to its adapter on the line above: torch = <adapter>
 to_numpy = getattr(torch, "to_numpy", lambda t: t.detach().numpy())
 
 
@@ -62,7 +71,7 @@ def assert_close(actual, expected, rtol, atol_scale, what, magnitude=0.0):
         f"{what} is off by up to {error.max():.3g} (allowed: rtol={rtol:g}, atol={atol:.3g})"
         f"\\n got:      {actual.tolist()}\\n expected: {expected.tolist()}")
 '''
-HEADER = IMPORTS + PRELUDE + "\n\n"   # what every reproducer starts with
+HEADER = IMPORTS + BINDING + PRELUDE + "\n\n"   # what a reproducer of no particular engine starts with
 _PRELUDE_NAME = "<reproducer prelude>"
 _PRELUDE_CODE = compile(PRELUDE, _PRELUDE_NAME, "exec")
 linecache.cache[_PRELUDE_NAME] = (len(PRELUDE), None, PRELUDE.splitlines(True), _PRELUDE_NAME)
@@ -70,6 +79,18 @@ NOTE_PREFIX = "Reproducer (torch script)"
 REPRODUCER = "conformance_reproducer"   # the attribute of a failure that holds its Reproducer
 
 _HELPERS = {__file__, str(Path(__file__).with_name("checks.py"))}
+
+
+def header(engine) -> str:
+    """What a reproducer of `engine` starts with: HEADER, its BINDING line replaced (so in as many
+    lines) by the one that binds torch to `engine` (`Engine.binding`), commented out."""
+    return (f"{IMPORTS}# {engine.binding}  # uncomment to run it on {engine.name} "
+            f"(--engine {engine.spec})\n{PRELUDE}\n\n")
+
+
+def body(script: str) -> str:
+    """A reproducer's script without its header, whichever engine the header names."""
+    return script.split("\n", HEADER.count("\n"))[-1]
 
 
 class ScriptListener(Protocol):
@@ -223,7 +244,7 @@ class Script:
 
     # -- the printed script ----------------------------------------------------------------------
     def text(self) -> str:
-        return HEADER + "\n".join(self.lines) + "\n"
+        return header(self.engine) + "\n".join(self.lines) + "\n"
 
     def _execute(self, source: str, behaviour: str | None = None, *, check: bool = False) -> None:
         __tracebackhide__ = True
@@ -253,7 +274,7 @@ class Script:
         reproducer = Reproducer(text, behaviour if check else None, check, error_line(failure),
                                 text.count("\n"))
         setattr(failure, REPRODUCER, reproducer)
-        failure.add_note(f"{reproducer.heading}:\n{text}")
+        failure.add_note(reproducer.note)
 
 
 @dataclass(frozen=True)
@@ -271,6 +292,11 @@ class Reproducer:
         what = f"of {self.behaviour} " if self.behaviour else ""
         kind = "failed check" if self.check else "the engine raised outside any check"
         return f"{NOTE_PREFIX} {what}({kind} at line {self.line}: {self.error})"
+
+    @property
+    def note(self) -> str:
+        """The note that shows it on its failure, in pytest's output."""
+        return f"{self.heading}:\n{self.script}"
 
     def as_dict(self) -> dict:
         return {"behaviour": self.behaviour, "script": self.script, "check": self.check,
@@ -348,18 +374,27 @@ _REPLAY_NAME = "<recorded reproducer>"
 
 
 def replay(reproducer: Reproducer, engine) -> Reproducer | None:
-    """Run a recorded reproducer on `engine` (its `torch` bound to the engine's namespace, on the
-    line of the import, so that line numbers stay the printed script's): None when it runs to its
-    end, else the reproducer as it fails now."""
-    code = reproducer.script.replace("import torch\n", "torch = __engine__\n", 1)
+    """Run a recorded reproducer on `engine`: None when it runs to its end, else the reproducer as
+    it fails now."""
+    failed = _run(reproducer.script, engine)
+    if failed is None:
+        return None
+    error, lines = failed
+    return dataclasses.replace(reproducer, error=error, line=lines[-1] if lines else reproducer.line)
+
+
+def _run(script: str, engine) -> tuple[str, list[int]] | None:
+    """Run `script` with its `torch` bound to the engine's namespace, on the line of the import, so
+    that line numbers stay the printed script's: None when it runs to its end, else its error
+    (`error_line`) and the script's lines it was raised through, outermost first."""
+    code = script.replace("import torch\n", "torch = __engine__\n", 1)
     linecache.cache[_REPLAY_NAME] = (len(code), None, code.splitlines(True), _REPLAY_NAME)
     try:
         exec(compile(code, _REPLAY_NAME, "exec"), {"__engine__": engine.ns, "__name__": "replay"})
     except Exception as failure:  # noqa: BLE001 - any way the engine fails the script
-        lines = [frame.lineno for frame in traceback.extract_tb(failure.__traceback__)
-                 if frame.filename == _REPLAY_NAME]
-        return dataclasses.replace(reproducer, error=error_line(failure),
-                                   line=lines[-1] if lines else reproducer.line)
+        return error_line(failure), [frame.lineno for frame in
+                                     traceback.extract_tb(failure.__traceback__)
+                                     if frame.filename == _REPLAY_NAME]
     return None
 
 
@@ -404,14 +439,119 @@ def replay_until_certain(reproducer: Reproducer, engine, replays: int = REPLAYS,
 
 
 def reproducers(failure: BaseException | None) -> list[Reproducer]:
-    """The Reproducer of each failure in `failure` (an exception group holds one per distinct
-    failure that hypothesis found; an exception without one, those of the exception it was raised
-    from), in order."""
+    """The Reproducer of each failure in `failure`, in order (see `_carriers`)."""
+    return [getattr(carrier, REPRODUCER) for carrier in _carriers(failure)]
+
+
+def _carriers(failure: BaseException | None) -> list[BaseException]:
+    """The exceptions in `failure` that carry a Reproducer: an exception group holds one per
+    distinct failure that hypothesis found; an exception without one, those of the exception it
+    was raised from."""
     if failure is None:
         return []
     if isinstance(failure, BaseExceptionGroup):
-        return [found for member in failure.exceptions for found in reproducers(member)]
-    found = getattr(failure, REPRODUCER, None)
-    if found is None:   # a verdict raised from the failures it judged (runner/stability.py)
-        return reproducers(failure.__cause__)
-    return [found]
+        return [found for member in failure.exceptions for found in _carriers(member)]
+    if not hasattr(failure, REPRODUCER):   # a verdict raised from the failures it judged
+        return _carriers(failure.__cause__)  # (runner/stability.py)
+    return [failure]
+
+
+def drop_dead_lines(failure: BaseException, engine, budget_s: float = REPLAY_BUDGET_S) -> None:
+    """Give each failure in `failure` its reproducer without dead lines (`without_dead_lines`), in
+    its note too, replaying for `budget_s` seconds in all."""
+    deadline = time.monotonic() + budget_s
+    for carrier in _carriers(failure):
+        found = getattr(carrier, REPRODUCER)
+        shorter = without_dead_lines(found, engine, deadline)
+        if shorter is not found:
+            setattr(carrier, REPRODUCER, shorter)
+            carrier.__notes__ = [shorter.note if note == found.note else note
+                                 for note in getattr(carrier, "__notes__", [])]
+
+
+def without_dead_lines(reproducer: Reproducer, engine, deadline: float) -> Reproducer:
+    """`reproducer` without the assignments whose names no later statement reads, which hypothesis
+    leaves where its shrink budget ran out first (a slow engine). Evaluating one may still matter
+    (an op in place, a hook's registration, an error), so they are dropped only as far as the
+    script, replayed without them, still fails on `engine` with the same error in its last
+    statement and still runs to its end on torch: all at once, else the last alone, until the
+    monotonic clock reaches `deadline`. A script that starts threads is left as it is (one replay
+    proves nothing), as is one that does not fail at its last line."""
+    if reproducer.starts_threads or reproducer.line != reproducer.script.count("\n"):
+        return reproducer
+    kept, dropped, refused = _statements(reproducer.script), [], set()
+    while time.monotonic() < deadline:
+        dead = [statement for place, statement in enumerate(kept[:-1])
+                if statement.assigns and statement not in refused
+                and not any(statement.assigns in later.reads for later in kept[place + 1:])]
+        if not dead:
+            break
+        for attempt in ([dead, dead[-1:]] if len(dead) > 1 else [dead]):
+            shorter = _without(reproducer, dropped + attempt)
+            if _fails_the_same(shorter, engine):
+                kept = [statement for statement in kept if statement not in attempt]
+                dropped += attempt
+                break
+        else:
+            refused.add(dead[-1])
+    return _without(reproducer, dropped) if dropped else reproducer
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """A top-level statement of a reproducer's script, after its header."""
+
+    lines: range            # its lines in the script
+    assigns: str | None     # the name it assigns, where it is `name = ...` alone on its lines
+    reads: frozenset        # the names it reads
+
+
+def _statements(script: str) -> list[_Statement]:
+    """The top-level statements of `script` after its header, in order."""
+    parsed = ast.parse(script).body
+    found = []
+    for statement in parsed:
+        lines = range(statement.lineno, statement.end_lineno + 1)
+        alone = sum(other.lineno in lines or other.end_lineno in lines for other in parsed) == 1
+        target = statement.targets[0] if isinstance(statement, ast.Assign) else None
+        named = isinstance(target, ast.Name) and len(statement.targets) == 1 and alone
+        reads = {node.id for node in ast.walk(statement)
+                 if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store)}
+        reads |= {node.target.id for node in ast.walk(statement)   # `x += 1` reads x
+                  if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)}
+        if statement.lineno > HEADER.count("\n"):
+            found.append(_Statement(lines, target.id if named else None, frozenset(reads)))
+    return found
+
+
+def _without(reproducer: Reproducer, statements: list[_Statement]) -> Reproducer:
+    gone = {number for statement in statements for number in statement.lines}
+    script = "\n".join(line for number, line in enumerate(reproducer.script.split("\n"), 1)
+                       if number not in gone)
+    return dataclasses.replace(reproducer, script=script, line=script.count("\n"))
+
+
+def _fails_the_same(reproducer: Reproducer, engine) -> bool:
+    """Whether `reproducer`'s script fails on `engine` with its error, raised through its last
+    statement, and runs to its end on torch; the engines' global state that each run leaves
+    changed is put back, so that no run decides the next one's outcome."""
+    last = ast.parse(reproducer.script).body[-1]
+    failed = _run_put_back(reproducer.script, engine)
+    if failed is None or failed[0] != reproducer.error or not failed[1] \
+            or failed[1][0] not in range(last.lineno, last.end_lineno + 1):
+        return False
+    with engine.outside_context():
+        return _run_put_back(reproducer.script, _torch()) is None
+
+
+def _run_put_back(script: str, engine) -> tuple[str, list[int]] | None:
+    try:
+        return _run(script, engine)
+    finally:
+        put_back(changed(switches_of(engine), engine.ns), engine.ns)
+
+
+@functools.cache
+def _torch():
+    """The torch engine, on which every reproducer runs to its end."""
+    return load_engine("torch")

@@ -2,8 +2,9 @@
 selection (`plugin`), the baseline of known gaps (`baseline`), the time limit (`robustness`),
 each test's engine state checked and put back (`isolation`), both around each example
 (`examples`), broken ops judged once and set aside (`op_verdicts`), bounded runs whatever the
-engine does (`watchdog`), shrinking shared out over the run (`shrinking`), tests that both pass and fail (`stability`), and what a report says
-(`outcomes`).
+engine does (`watchdog`), shrinking shared out over the run (`shrinking`), tests that both pass
+and fail (`stability`), failures' reproducers without dead lines (`dead_lines`), and what a report
+says (`outcomes`).
 
 The entry point (autograd_conformance/pytest_plugin.py) starts it only in a conformance run
 (`start`); the library (autograd_conformance/harness) never imports it.
@@ -15,6 +16,7 @@ PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.ba
            "autograd_conformance.runner.robustness", "autograd_conformance.runner.isolation",
            "autograd_conformance.runner.watchdog", "autograd_conformance.runner.op_verdicts",
            "autograd_conformance.runner.stability", "autograd_conformance.runner.shrinking",
+           "autograd_conformance.runner.dead_lines",
            "autograd_conformance.reports.plugin")
 # The hypothesis releases this runner is tested with: it reaches into two of hypothesis' internals
 # (plugin.empty_local_constants, baseline.first_failure_only), which a later release may change.

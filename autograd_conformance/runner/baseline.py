@@ -51,7 +51,8 @@ import pytest
 from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
-from ..harness.script import HEADER, REPRODUCER, Replays, Reproducer, replay_until_certain
+from ..harness.script import (HEADER, REPRODUCER, Replays, Reproducer, body,
+                               replay_until_certain)
 from .outcomes import first_error_line, outcome, reason, root_error, unstable
 from .plugin import behaviour_ids, item_engine, suite_nodeid
 
@@ -106,7 +107,7 @@ def read_evidence(baseline: Path) -> dict[str, list[Reproducer]]:
 def write_evidence(baseline: Path, evidence: dict[str, list[dict]]) -> None:
     """Each test's reproducers, the script without the header every reproducer starts with."""
     tests = {nodeid: [{key: value for key, value in found.items() if key != "script"}
-                      | {"body": found["script"].removeprefix(HEADER)} for found in listed]
+                      | {"body": body(found["script"])} for found in listed]
              for nodeid, listed in evidence.items() if listed}
     data = {"about": "the reproducers that showed each known gap of the baseline beside this "
                      "file (autograd_conformance/runner/baseline.py)", "tests": tests}

@@ -71,11 +71,12 @@ def pytest_command(engine: str, behaviours=(), *, profile: str = "ci", stop_firs
     return command + list(extra)
 
 
-def run_pytest(*args: str, timeout: float = 600,
-               env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m pytest <args>` from the project root with the `ci` profile; output captured."""
+def run_pytest(*args: str, timeout: float = 600, env: dict[str, str] | None = None,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """`python -m pytest <args>` from `cwd` (the project root unless given) with the `ci` profile;
+    output captured."""
     return run_python(["-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile", "ci",
-                       *args], cwd=ROOT, timeout=timeout, env=clean_environment(env))
+                       *args], cwd=cwd, timeout=timeout, env=clean_environment(env))
 
 
 def run_suites(engine: str, behaviours=(), *, profile: str = "ci", stop_first: bool = True,
