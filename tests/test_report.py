@@ -295,6 +295,21 @@ def test_the_summary_line_gives_behaviours_passed_per_engine(small_run):
     assert f"report: {out / 'run.html'}" in run.stdout
 
 
+def test_the_terminal_gives_a_line_per_failure_and_the_root_errors_not_tracebacks(small_run,
+                                                                                 tmp_path):
+    """By default a failing test is one line and the failures are grouped by root error; the
+    tracebacks and reproducers are in the report. --tb brings them back."""
+    run, _ = small_run
+    assert "failures by root error, most tests first" in run.stdout
+    assert re.search(r"^ +1 tests  script-errors: AssertionError: ", run.stdout, re.MULTILINE)
+    assert "FAILED suites/test_leaves.py::test_results_requiring_grad_are_non_leaves" in run.stdout
+    assert "Reproducer (torch script)" not in run.stdout and "suites/test_leaves.py:" not in run.stdout
+    assert "tracebacks and reproducers: in the report, or run with -v or --tb=short" in run.stdout
+    verbose = run_pytest("suites/test_leaves.py", "--engine", "tests.broken.hostile.script_errors",
+                         "--behaviour", "LEAF-3", "--no-report", "--tb=short")
+    assert "suites/test_leaves.py:" in verbose.stdout and "Reproducer (torch script)" in verbose.stdout
+
+
 def test_the_json_results_carry_outcome_behaviours_engine_duration_and_reproducers(small_run):
     _, out = small_run
     data = json.loads((out / "run.json").read_text())
