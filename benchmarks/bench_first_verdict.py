@@ -32,7 +32,8 @@ def run(engine: str, workers: int, extra: list[str]) -> tuple[float, int, str]:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - started
     lines = (done.stdout + done.stderr).splitlines()
-    return seconds, len(lines), (lines or [""])[-1].strip("= ")
+    summary = (done.stdout.strip().splitlines() or [""])[-1].strip("= ")
+    return seconds, len(lines), summary
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from .plugin import item_engine
 from .robustness import TimeLimitExceeded, shrink_budget
 from .watchdog import shared_directory
 
-REPEATED_ERROR_SECONDS = 1.0
+REPEATED_ERROR_SECONDS = 0.5
 RUN_TESTS = 12   # an engine's tests shrink for at most this many tests' budgets in all
 
 
