@@ -7,12 +7,14 @@ pytest rejected every option of the suite as 'unrecognized arguments')."""
 
 import json
 import shutil
+import site
 import subprocess
 import sys
 import venv
 import zipfile
 from pathlib import Path
 
+import hypothesis
 import pytest
 
 from tests.support.run import ROOT, clean_environment, run_pytest
@@ -31,10 +33,11 @@ def wheel(tmp_path_factory) -> Path:
     skip = shutil.ignore_patterns(".git", ".tox", "build", "*.egg-info", "__pycache__",
                                   ".hypothesis", "tests")
 
-    def not_source(directory, names):  # and not the output of conformance runs in reports/
-        outputs = {name for name in names if Path(directory).name == "reports"
-                   and name.endswith((".html", ".json", ".xml", ".png"))}
-        return skip(directory, names) | outputs
+    def not_source(directory, names):  # nor a venv, nor the output of conformance runs in reports/
+        left_out = {name for name in names if Path(directory, name, "pyvenv.cfg").exists()
+                    or (Path(directory).name == "reports"
+                        and name.endswith((".html", ".json", ".xml", ".png")))}
+        return skip(directory, names) | left_out
 
     shutil.copytree(ROOT, source, ignore=not_source)
     out = tmp_path_factory.mktemp("wheel")
@@ -48,20 +51,39 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def environment(wheel, tmp_path_factory) -> Path:
-    """A fresh virtual environment with the wheel installed; it sees the packages installed around
-    it (torch, pytest, hypothesis), so that nothing is downloaded."""
+    """A fresh virtual environment with the wheel installed; it sees the packages of the
+    environment running these tests (torch, pytest, hypothesis), so that nothing is downloaded.
+
+    Not `system_site_packages=True`: a venv is always built on the base interpreter
+    (`sys._base_executable`), so that would give the base's packages, not those of a venv or tox
+    environment running the tests (whose hypothesis may be another release, which stops the
+    command). A .pth file adds the running interpreter's site directories instead, the same in a
+    base Python, a venv or conda; `site.addsitedir` also reads their .pth files, as Python does."""
     where = tmp_path_factory.mktemp("venv")
-    venv.create(where, system_site_packages=True, with_pip=False)
+    venv.create(where, with_pip=False)
+    site_dirs = site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        site_dirs.insert(0, site.getusersitepackages())
+    [site_packages] = where.glob("lib/python*/site-packages")
+    (site_packages / "running-environment.pth").write_text(
+        "".join(f"import site; site.addsitedir({path!r})\n" for path in site_dirs),
+        encoding="utf-8")
     install = subprocess.run([sys.executable, "-m", "pip", "--python", str(where / "bin" / "python"),
                               "install", "--no-deps", "--no-index", "--force-reinstall", str(wheel)],
                              capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stdout + install.stderr
+    seen = run_in(where, where / "bin" / "python", "-c",  # the hypothesis running these tests
+                  "import hypothesis; print(hypothesis.__file__)")
+    assert seen.stdout.strip() == hypothesis.__file__, seen.stdout + seen.stderr
     return where
 
 
 def run_in(directory: Path, *command) -> subprocess.CompletedProcess:
+    """`command` without PYTHONPATH, which could put a checkout's package before the wheel's."""
+    env = clean_environment()
+    env.pop("PYTHONPATH", None)
     return subprocess.run([str(part) for part in command], cwd=directory, capture_output=True,
-                          text=True, timeout=600, env=clean_environment())
+                          text=True, timeout=600, env=env)
 
 
 def outcomes(json_report: Path) -> dict[str, str]:
