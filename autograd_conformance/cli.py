@@ -105,7 +105,7 @@ def check_adapter(argv: list[str]) -> int:
             declared = engine.has(capability)
             mark = ("declared" if declared else "not declared").ljust(12)
             if not names:
-                found = "a target: no names, compared with torch at the strict level"
+                found = "no names of its own: declare it if the engine does what the contract says"
             elif lacking:
                 found = f"lacks {', '.join(lacking)}"
             elif capability != "core" and set(names) <= set(CONTRACT_NAMES["core"]):
