@@ -1,17 +1,22 @@
 """The reference engine: a readable NumPy autograd that behaves like torch's.
 
-`import reference as ag` gives the torch-like namespace of the adapter contract
-(docs/adapter-contract.md): the package is its own adapter. Module map:
+`import autograd_conformance.reference as torch` gives the torch-like namespace of the adapter
+contract (docs/adapter-contract.md): the package is its own adapter. Module map:
 
 - `tensor.py`   the Tensor and its autograd attributes (`conversions.py`: how it leaves autograd;
-                `tensor_hooks.py`: its hooks)
+                `tensor_hooks.py`: its hooks; `grad_attribute.py`: `.grad`, `grad_dtype`,
+                `retain_grad`; `layout.py`: strides and the layout of a first gradient)
 - `graph.py`    nodes, saved tensors, and `record`, which decides whether an op is recorded
                 (`saved.py`: refusals around saved tensors, allow_mutation_on_saved_tensors' copies)
 - `walk.py`     the backward walk (`hooks.py`: where hooks are kept; `node_hooks.py`: hooks on nodes)
 - `ops/`        the op set by family, each forward followed by its backward node
 - `methods.py`  binds the ops to Tensor as methods and operators
+- `dual.py`     forward-mode AD's open dual level and each tensor's tangent
 - `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
-- `autograd/`   backward, grad, Variable, functional.jacobian
+- `autograd/`   `gradients.py` (backward, grad), `functional.py` and `forward_jacobian.py` (the
+                functional API), `forward_ad.py` (dual_level, make_dual, unpack_dual),
+                `function.py` (custom Functions), `graph.py` (saved-tensor hooks, gradient edges,
+                multi-grad hooks), `variable.py` (the legacy Variable)
 - `nn.py` (`module_hooks.py`: its backward hooks), `optim.py`
 - `utils/`     checkpoint: activation checkpointing
 

@@ -1,5 +1,5 @@
-"""The runner reaches into two of hypothesis' internals (the pool of local constants, a test's own
-settings); a hypothesis outside the tested range stops a conformance run at start-up with one
+"""The runner reaches into three of hypothesis' internals (the pool of local constants, a test's own
+settings, the shrinking time limit); a hypothesis outside the tested range stops a conformance run at start-up with one
 line that says what to install, and a missing internal fails loudly instead of silently losing the
 ci profile's determinism or the known gaps' fast path."""
 

@@ -5,7 +5,7 @@ engine whatever hypothesis draws.
 Runs (each a `pytest suites` subprocess, both engines in one run):
   * `ci` once: it is derandomized, so one run is all the examples it will ever draw;
   * `ci-seeded` under seeds 0..N-1: the `ci` settings with derandomize off, so that each
-    `--hypothesis-seed` draws a different 30 examples per test (see tools/seeded_profiles.py);
+    `--hypothesis-seed` draws a different 50 examples per test (see tools/seeded_profiles.py);
   * `dev-seeded` under seeds 0..N-1: the `dev` profile (60 examples) without the example database.
 Every failing test is printed with its seed, profile and the command that reproduces it; the
 per-run logs (with hypothesis' falsifying examples and reproducer scripts) go to --logs.

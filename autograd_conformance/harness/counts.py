@@ -23,10 +23,6 @@ class Count:
     high: int
     corner: int     # the ci profile must draw this many or more, in every test that draws it
 
-    @property
-    def corner_name(self) -> str:
-        return f"{self.what}: {self.corner} or more"
-
 
 HOOKS_PER_TENSOR = Count("hooks on one tensor", 1, 5, corner=3)
 HOOKS_PER_NODE = Count("hooks on one node", 1, 5, corner=3)

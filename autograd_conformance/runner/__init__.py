@@ -18,8 +18,9 @@ PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.ba
            "autograd_conformance.runner.stability", "autograd_conformance.runner.shrinking",
            "autograd_conformance.runner.dead_lines",
            "autograd_conformance.reports.plugin")
-# The hypothesis releases this runner is tested with: it reaches into two of hypothesis' internals
-# (plugin.empty_local_constants, baseline.first_failure_only), which a later release may change.
+# The hypothesis releases this runner is tested with: it reaches into three of hypothesis' internals
+# (plugin.empty_local_constants, baseline.first_failure_only, robustness.set_shrink_budget), which a
+# later release may change.
 TESTED_HYPOTHESIS = (6, 170)
 
 

@@ -1,7 +1,7 @@
 """The pytest plugin that turns the suites into a conformance run over selected engines.
 
 Options (declared in options.py): `--engine` (repeatable; or AUTOGRAD_ENGINE), `--device`,
-`--level`, `--behaviour`. Every test that takes the `engine` or `ag` fixture runs once per engine,
+`--level`, `--behaviour`. Every test that takes the `engine` fixture runs once per engine,
 with the engine's name in the test id. Markers: `behaviour(*ids)` names the catalog behaviours a
 test checks (its level is the highest of theirs); `needs(*capabilities)` skips the test, with a
 reason naming the capability, on engines that do not declare it.
@@ -99,12 +99,6 @@ def pytest_generate_tests(metafunc):
     if "engine" in metafunc.fixturenames and SUITES_DIR in metafunc.definition.path.parents:
         engines = selected_engines(metafunc.config)
         metafunc.parametrize("engine", engines, ids=[e.name for e in engines], scope="session")
-
-
-@pytest.fixture(scope="session")
-def ag(engine):
-    """The engine's torch-like namespace: tests call it as they would call `torch`."""
-    return engine.ns
 
 
 @pytest.hookimpl(wrapper=True)

@@ -2,7 +2,7 @@
 runner of the project's tests and scripts. `run_pytest` runs any pytest command line (the report,
 baseline and robustness tests); `run_suites` runs one engine's selected behaviours with the probe
 plugin (the broken-engine tests, tools/kill_rate.py). Each run is a fresh process (forked from a warm
-interpreter, see `_warm.py`), so a mutant's process-local patches never reach another run.
+interpreter, see `warm.py`), so a mutant's process-local patches never reach another run.
 """
 
 from __future__ import annotations
