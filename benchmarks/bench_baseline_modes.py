@@ -50,7 +50,7 @@ def main() -> None:
             times[mode].append(seconds)
             print(f"{mode:5} {seconds:6.1f} s  {summary}", flush=True)
     xfail, skip = (statistics.median(times[mode]) for mode in ("xfail", "skip"))
-    print(f"\n| mode | median s | runs |\n|---|---:|---|")
+    print("\n| mode | median s | runs |\n|---|---:|---|")
     for mode, runs in times.items():
         print(f"| `{mode}` | {statistics.median(runs):.1f} | "
               f"{', '.join(f'{s:.1f}' for s in runs)} |")

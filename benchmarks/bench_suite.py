@@ -8,11 +8,13 @@ For each engine (default: torch and reference), with the `ci` profile:
      tests/support/probe.py counts the calls of each test body), from one `-n 0` run;
   3. where the time goes: one in-process `-n 0` run under cProfile. Each function's own time is
      given to a category by its file: `engine` (the engine's package and adapters/), `generation`
-     (hypothesis and autograd_conformance/harness/strategies.py), `oracle` (autograd_conformance/harness/oracles.py and the NumPy forward
-     pass Program.evaluate), `harness` (the rest of harness/, suites/, conftest), `pytest` (the
-     rest). C functions and NumPy have no category of their own: their time goes to the caller's
+     (hypothesis and autograd_conformance/harness/strategies.py), `oracle`
+     (autograd_conformance/harness/oracles.py and the NumPy forward pass Program.evaluate),
+     `harness` (the rest of harness/, suites/, conftest), `pytest` (the rest). C functions and
+     NumPy have no category of their own: their time goes to the caller's
      (split by caller), except that C code called directly by a test's script steps (the code
-     autograd_conformance/harness/script.py compiles as `<step at ...>`: operators on engine tensors) counts as `engine`.
+     autograd_conformance/harness/script.py compiles as `<step at ...>`: operators on engine
+     tensors) counts as `engine`.
 
     python benchmarks/bench_suite.py [--engines torch,reference] [--repeat 3] [--markdown]
 

@@ -24,23 +24,55 @@ Modules import each other in one direction only (tests/test_reference_structure.
 """
 from . import autograd, methods, nn, optim, utils  # methods: binds the op set to Tensor
 from .anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from .creation import (arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros,
-                       zeros_like)
-from .dtypes import bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float32, float64, int64, long  # noqa: A004
-from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                        set_grad_enabled)
-from .ops import abs, add, clone, div, exp, log, matmul, mean, mul, neg, pow, relu, reshape, sigmoid, sqrt, sub
-from .ops import complex, conj, imag, real, sum, tanh, transpose  # noqa: A004
-from .ops import amax, amin, max, min  # noqa: A004
+from .creation import arange, eye, full, manual_seed, ones, ones_like, rand, randn, tensor, zeros, zeros_like
+from .dtypes import bool, cdouble, cfloat, complex64, complex128, double, dtype, float, float32, float64, int64, long
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .ops import (
+    abs,
+    add,
+    amax,
+    amin,
+    clone,
+    complex,
+    conj,
+    div,
+    exp,
+    imag,
+    log,
+    matmul,
+    max,
+    mean,
+    min,
+    mul,
+    neg,
+    pow,
+    real,
+    relu,
+    reshape,
+    sigmoid,
+    sqrt,
+    sub,
+    sum,
+    tanh,
+    transpose,
+)
 from .tensor import Tensor
 
 name = "reference"
 version = __version__ = "0.1.0"
 capabilities = frozenset({
-    "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad", "autograd_backward", "backward_inputs",
-    "higher_order",
+    "core", "float64", "dtype_conversion", "grad_mode", "inference_mode", "autograd_grad",
+    "autograd_backward", "backward_inputs", "higher_order",
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
-    "optim", "legacy", "custom_function", "saved_tensor_hooks", "saved_tensor_mutation", "views", "conversions", "anomaly",
+    "optim", "legacy", "custom_function", "saved_tensor_hooks", "saved_tensor_mutation", "views",
+    "conversions", "anomaly",
     "grad_layout", "grad_assignment", "grad_dtype",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",

@@ -43,7 +43,7 @@ def is_anomaly_check_nan_enabled():
     return state.check_nan
 
 
-class detect_anomaly:  # noqa: N801 - torch's name
+class detect_anomaly:  # torch's name
     """`with detect_anomaly():` turns the mode on for the block, restoring the previous state on
     exit (ANOM-1); creating it warns that the mode is slow (ANOM-5)."""
 
@@ -60,7 +60,7 @@ class detect_anomaly:  # noqa: N801 - torch's name
         state.enabled, state.check_nan = self._saved
 
 
-class set_detect_anomaly:  # noqa: N801 - torch's name
+class set_detect_anomaly:  # torch's name
     """Sets the mode at once, so that it works as a plain call; as a context manager it restores
     the state it found on exit (ANOM-1). It does not warn."""
 

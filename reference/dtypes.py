@@ -33,11 +33,11 @@ class dtype:
 float32 = dtype("float32", np.float32, 2, "Float", "FloatTensor", "float")
 float64 = dtype("float64", np.float64, 2, "Double", "DoubleTensor", "double")
 int64 = dtype("int64", np.int64, 1, "Long", "LongTensor", "long int")
-bool = dtype("bool", np.bool_, 0, "Bool", "BoolTensor", "bool")  # noqa: A001 - torch's name
+bool = dtype("bool", np.bool_, 0, "Bool", "BoolTensor", "bool")  # torch's name
 complex64 = dtype("complex64", np.complex64, 3, "ComplexFloat", "ComplexFloatTensor", "c10::complex<float>")
 complex128 = dtype("complex128", np.complex128, 3, "ComplexDouble", "ComplexDoubleTensor", "c10::complex<double>")
 
-float = float32  # noqa: A001 - torch's aliases
+float = float32  # torch's aliases
 double = float64
 long = int64
 cfloat = complex64

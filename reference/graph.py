@@ -185,7 +185,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("variable",)
 
-    def __init__(self, variable):  # noqa: super().__init__ would assign the hooks property below
+    def __init__(self, variable):  # not super().__init__, which would assign the hooks property below
         self._sequence = -math.inf  # torch runs a leaf's accumulation as soon as it is ready
         self.next_functions = ()
         self._saved = ()

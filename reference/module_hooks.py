@@ -60,7 +60,8 @@ class _HookedCall:
         """The pre-hooks, on grad_output; where no input went through a node (none requires grad),
         the full hooks too, with grad_input all None, which they cannot replace."""
         grad_output = _run(self.module._backward_pre_hooks, self.outputs[0], _spread(self.outputs, grad_outputs),
-                           lambda hook, grads: hook(self.module, grads), "pre hook returned an invalid number of grad_output")
+                           lambda hook, grads: hook(self.module, grads),
+                           "pre hook returned an invalid number of grad_output")
         self.grad_output = grad_output
         if self.inputs[1] is None:
             warnings.warn(NO_INPUT_WARNING, UserWarning, stacklevel=2)

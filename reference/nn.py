@@ -204,7 +204,8 @@ class Linear(Module):
         return ops.linear(x, self.weight, self._parameters["bias"])
 
     def extra_repr(self):
-        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self._parameters['bias'] is not None}"
+        bias = self._parameters["bias"] is not None
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={bias}"
 
 
 class Sequential(Module):

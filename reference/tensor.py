@@ -2,8 +2,8 @@
 
 A tensor is a leaf when `grad_fn` is None (LEAF-1, LEAF-2); a leaf that requires grad receives
 `.grad` through its `AccumulateGrad` node (GFN-4, made by graph.py), which the tensor references only
-weakly (`_accumulator`) so that a graph dies with its last user. Tensors that share storage (views, `detach()`) share one version
-counter, bumped by every in-place op (INP-10, DET-3).
+weakly (`_accumulator`) so that a graph dies with its last user. Tensors that share storage (views,
+`detach()`) share one version counter, bumped by every in-place op (INP-10, DET-3).
 
 This module imports neither the graph nor any op: the operators and op methods (`x * y`, `x.mul(y)`, which
 are the same code as `reference.mul(x, y)`) and `backward()` are bound onto the class by
@@ -17,8 +17,8 @@ import numpy as np
 from . import dtypes, grad_mode
 from .conversions import Conversions
 from .grad_attribute import OWN_DTYPE, GradAttribute
-from .tensor_hooks import TensorHooks
 from .printing import tensor_repr
+from .tensor_hooks import TensorHooks
 
 _state = grad_mode.state
 

@@ -28,7 +28,6 @@ from .html import STATE_LABELS
 from .render import environment
 
 
-
 @dataclass(frozen=True)
 class Reason:
     """Why one test of a behaviour did not pass on an engine."""

@@ -22,15 +22,22 @@ import pytest
 
 from ..harness.catalog import LEVELS
 from ..harness.script import error_line, reproducers
-from ..runner.outcomes import outcome
-from ..runner.plugin import (LAST_SCRIPT, behaviour_ids, item_engine, item_level,
-                             selected_engines)
 from ..runner.op_verdicts import made_verdicts
+from ..runner.outcomes import outcome
+from ..runner.plugin import LAST_SCRIPT, behaviour_ids, item_engine, item_level, selected_engines
 from ..runner.robustness import TimeLimitExceeded, time_limit
 from ..runner.watchdog import Terminated, journaled_tests, unresponsive_engines
 from .html import render_report
-from .results import (Results, behaviour_matrix, describe_graph, engine_summaries, error_groups,
-                      expected_graph, module_durations, results_json)
+from .results import (
+    Results,
+    behaviour_matrix,
+    describe_graph,
+    engine_summaries,
+    error_groups,
+    expected_graph,
+    module_durations,
+    results_json,
+)
 
 GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
 TERMINAL_GROUPS = 20     # root errors listed in the terminal summary

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import BACKWARD_PASSES, counts

@@ -4,12 +4,14 @@ gradients, and what it tells about a failing backward (GRAD-7, ANOM-*, INP-18).
 
 A NaN is made where the test knows it appears: `y = (out * c).sum()` (or `c * out`, `out / c`,
 `c / out`) with a constant `c` holding NaN, so that last op's node, MulBackward0 or DivBackward0, is
-the first whose gradient is NaN, in the output that is out's, whatever program made `out`. Every test leaves the mode off; a fixture switches it off after a test that failed midway.
+the first whose gradient is NaN, in the output that is out's, whatever program made `out`. Every
+test leaves the mode off; a fixture switches it off after a test that failed midway.
 """
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values

@@ -5,17 +5,24 @@ MISC-14, MODE-8)."""
 
 import numpy as np
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
-                                                  finite_difference_hvp)
+from autograd_conformance.harness.oracles import FINITE_DIFFERENCE, analytic_grads, finite_difference_hvp
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
-                                                     recorded_intermediates, recorded_nodes,
-                                                     shapes, values)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    CURVED_OPS,
+    cotangents,
+    programs,
+    recorded_intermediates,
+    recorded_nodes,
+    shapes,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -10,16 +10,21 @@ change afterwards.
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
-from autograd_conformance.harness.counts import (BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE,
-                                                 HOOKS_PER_TENSOR, counts)
-from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.counts import (
+    BACKWARD_PASSES,
+    HOOKS_PER_MODULE,
+    HOOKS_PER_NODE,
+    HOOKS_PER_TENSOR,
+    counts,
+)
 from autograd_conformance.harness.ops import OPS
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (programs, recorded_intermediates,
-                                                     recorded_nodes, values)
+from autograd_conformance.harness.strategies import programs, recorded_intermediates, recorded_nodes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -308,10 +313,12 @@ def _around_a_node(hooked, kinds, tensor_factors, pre_factors):
             continue
         i, made[kind] = made[kind], made[kind] + 1
         lines.append({
-            "tensor": f"{hooked}.register_hook(lambda g: fired.append(('tensor', {i}, None)) or g * {tensor_factors[i]})",
+            "tensor": f"{hooked}.register_hook("
+                      f"lambda g: fired.append(('tensor', {i}, None)) or g * {tensor_factors[i]})",
             "pre": f"{hooked}.grad_fn.register_prehook(lambda grad_outputs: fired.append(('pre', {i}, "
                    f"[{COPY} for g in [*grad_outputs, {hooked}.grad]])) or (grad_outputs[0] * {pre_factors[i]},))",
-            "post": f"{hooked}.grad_fn.register_hook(lambda grad_inputs, grad_outputs: fired.append(('post', {i}, None)))",
+            "post": f"{hooked}.grad_fn.register_hook("
+                    f"lambda grad_inputs, grad_outputs: fired.append(('post', {i}, None)))",
         }[kind])
     return lines
 
@@ -655,7 +662,8 @@ def test_module_backward_hooks_chain_in_registration_order(engine, data, layer, 
                "def pre(k):",
                "    return lambda module, go: seen.append(('pre', to_numpy(go[0]).copy())) or (go[0] * k,)",
                "def full(k):",
-               "    return lambda module, gi, go: seen.append((to_numpy(gi[0]).copy(), to_numpy(go[0]).copy())) or (gi[0] * k,)",
+               "    return lambda module, gi, go: "
+               "seen.append((to_numpy(gi[0]).copy(), to_numpy(go[0]).copy())) or (gi[0] * k,)",
                _by_factor("pres", "pre", pre_factors), _by_factor("fulls", "full", factors),
                *[f"lin.register_full_backward_pre_hook(pres[{k}])" for k in pre_factors],
                *[f"lin.register_full_backward_hook(fulls[{k}])" for k in factors],
@@ -759,7 +767,8 @@ def _multi_grad_hook(data, program, mode):
 @given(data=st.data(), passes=counts(BACKWARD_PASSES), with_spare=st.booleans())
 def test_multi_grad_hooks_fire_once_per_backward(engine, mode, data, passes, with_spare):
     """Each chosen tensor has a hook that logs its name, registered before the multi-grad hook.
-    In each of one to four backward calls, "all" fires once, after every reached tensor's hook, with each tensor's gradient
+    In each of one to four backward calls, "all" fires once, after every reached tensor's hook,
+    with each tensor's gradient
     (None for `spare`, which no backward reaches); "any" fires once, right after the first
     tensor's hook, with that tensor's gradient. After handle.remove() it fires no more. (The
     tensors exclude the output, backward's root: with it, torch 2.13's "all" hook miscounts the

@@ -3,13 +3,13 @@ dimensions, of the gradient its expanded copy would get (BC-1, BC-2, BC-5)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (broadcastable_shape, float_dtypes, shapes,
-                                                     values)
+from autograd_conformance.harness.strategies import broadcastable_shape, float_dtypes, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -10,7 +10,8 @@ blind (CKPT-5).
 import textwrap
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
 from autograd_conformance.harness.oracles import analytic_grads

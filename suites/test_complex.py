@@ -7,11 +7,11 @@ torch running the same program is the differential oracle."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import differential_oracle
-from autograd_conformance.harness.complex_programs import (REAL_DTYPE, complex_literal,
-                                                           complex_programs, complex_values)
+from autograd_conformance.harness.complex_programs import REAL_DTYPE, complex_literal, complex_programs, complex_values
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import shapes, values

@@ -4,19 +4,32 @@ torch.autograd" note and the Function API page describe them."""
 
 import numpy as np
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
-from autograd_conformance.harness.oracles import analytic_grads, analytic_jacobian
 from autograd_conformance.harness.ops import OPS, backward_formulas, render
+from autograd_conformance.harness.oracles import analytic_grads, analytic_jacobian
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (ARITHMETIC, POWERS, REDUCTIONS, SHAPING,
-                                                     UNARY_ARITHMETIC, UNARY_FUNCTIONS,
-                                                     VECTOR_PRODUCTS, cotangents, engine_ops,
-                                                     float_dtypes,
-                                                     full_precision_values, op_applications,
-                                                     programs, recorded_nodes, shapes, values)
+from autograd_conformance.harness.strategies import (
+    ARITHMETIC,
+    POWERS,
+    REDUCTIONS,
+    SHAPING,
+    UNARY_ARITHMETIC,
+    UNARY_FUNCTIONS,
+    VECTOR_PRODUCTS,
+    cotangents,
+    engine_ops,
+    float_dtypes,
+    full_precision_values,
+    op_applications,
+    programs,
+    recorded_nodes,
+    shapes,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

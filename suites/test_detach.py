@@ -2,14 +2,13 @@
 (DET-*)."""
 
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
-from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
-                                                 assert_leaf_grads)
+from autograd_conformance.harness.checks import assert_grads_with_nodes_held_constant, assert_leaf_grads
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (SHAPING, programs, values,
-                                                     recorded_intermediates)
+from autograd_conformance.harness.strategies import SHAPING, programs, recorded_intermediates, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

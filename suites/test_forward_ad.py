@@ -10,18 +10,32 @@ engine cannot leak an open level into later tests.
 
 import numpy as np
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import held_constant
 from autograd_conformance.harness.complex_programs import REAL_DTYPE, complex_literal, complex_values
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, counts
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
-                                                  analytic_jacobian, central_difference_jacobian)
+from autograd_conformance.harness.oracles import (
+    FINITE_DIFFERENCE,
+    analytic_grads,
+    analytic_jacobian,
+    central_difference_jacobian,
+)
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, SHAPING, float_dtypes,
-                                                     full_precision_values, op_applications,
-                                                     programs, recorded_intermediates, shapes,
-                                                     values, widest_float_dtype)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    EXTREMA,
+    SHAPING,
+    float_dtypes,
+    full_precision_values,
+    op_applications,
+    programs,
+    recorded_intermediates,
+    shapes,
+    values,
+    widest_float_dtype,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

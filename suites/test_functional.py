@@ -13,16 +13,20 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS, counts
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, analytic_grads,
-                                                  analytic_jacobian, finite_difference_hessian,
-                                                  finite_difference_hvp)
+from autograd_conformance.harness.oracles import (
+    FINITE_DIFFERENCE,
+    analytic_grads,
+    analytic_jacobian,
+    finite_difference_hessian,
+    finite_difference_hvp,
+)
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, cotangents, programs,
-                                                     shapes, values)
+from autograd_conformance.harness.strategies import ALL_OPS, CURVED_OPS, cotangents, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -4,16 +4,23 @@ failing engine cannot leak its mode into later tests: a script step that changes
 the change within the same step (a `with` block, or try/finally)."""
 
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
-from autograd_conformance.harness.checks import (assert_grads_with_nodes_held_constant,
-                                                 assert_leaf_grads)
+from autograd_conformance.harness.checks import assert_grads_with_nodes_held_constant, assert_leaf_grads
 from autograd_conformance.harness.counts import NESTING_DEPTH, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (ALL_OPS, SHAPING, computed_output, cotangents,
-                                                     programs, recorded_intermediates, values,
-                                                     view_chains)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    SHAPING,
+    computed_output,
+    cotangents,
+    programs,
+    recorded_intermediates,
+    values,
+    view_chains,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

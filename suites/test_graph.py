@@ -2,12 +2,12 @@
 node for every leaf that requires grad, and torch's node class names (LEAF-2, GFN-*)."""
 
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.ops import OPS
 from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import (computed_output, engine_ops,
-                                                     op_applications, programs)
+from autograd_conformance.harness.strategies import computed_output, engine_ops, op_applications, programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -6,15 +6,14 @@ after accumulation are in test_backward_hooks.py."""
 
 import numpy as np
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
-from autograd_conformance.harness.counts import (BACKWARD_PASSES, HOOKS_PER_TENSOR,
-                                                 USES_OF_ONE_TENSOR, counts)
 from autograd_conformance.harness.checks import assert_grads_with_paths_through_scaled
+from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_TENSOR, USES_OF_ONE_TENSOR, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import (SHAPING, programs, recorded_intermediates,
-                                                     recorded_nodes)
+from autograd_conformance.harness.strategies import SHAPING, programs, recorded_intermediates, recorded_nodes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

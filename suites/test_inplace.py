@@ -3,13 +3,13 @@ against the version counter at backward time; index assignment (INP-*, MSG-6, MS
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (cotangents, full_precision_values, programs,
-                                                     shapes, values)
+from autograd_conformance.harness.strategies import cotangents, full_precision_values, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -6,14 +6,20 @@ import textwrap
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (computed_output, cotangents, programs,
-                                                     recorded_intermediates, unit_vectors)
+from autograd_conformance.harness.strategies import (
+    computed_output,
+    cotangents,
+    programs,
+    recorded_intermediates,
+    unit_vectors,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -10,14 +10,14 @@ strides (1, 1)). A strided leaf is made as users make one: a view of a tensor (`
 
 import numpy as np
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (cotangents, float_dtypes, programs, shapes,
-                                                     values)
+from autograd_conformance.harness.strategies import cotangents, float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

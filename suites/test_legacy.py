@@ -3,7 +3,8 @@ Variable. The catalog pins what torch 2.13 does with them, so that the seeds' qu
 this still work?") has an answer an engine can be checked against (RETAIN-10, 12, 13)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs

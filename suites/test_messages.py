@@ -2,7 +2,8 @@
 so that users porting code see the errors they know (MSG-*)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values

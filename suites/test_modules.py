@@ -3,13 +3,13 @@ MSELoss have the gradients of the functions they compute (MOD-*)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_gradients_stop_at
 from autograd_conformance.harness.counts import SEQUENTIAL_MODULES, counts
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (computed_output, full_precision_values,
-                                                     programs, shapes, values)
+from autograd_conformance.harness.strategies import computed_output, full_precision_values, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -8,13 +8,20 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_op_application
 from autograd_conformance.harness.ops import GRADIENT_BEHAVIOURS
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import (EXTREMA, cotangents, op_applications, shapes,
-                                                     values, widest_float_dtype)
+from autograd_conformance.harness.strategies import (
+    EXTREMA,
+    cotangents,
+    op_applications,
+    shapes,
+    values,
+    widest_float_dtype,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -7,15 +7,14 @@ itself stores the gradient in its own .grad.
 """
 
 import pytest
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 
-from autograd_conformance.harness.checks import (assert_grads_only_where_expected,
-                                                 held_constant)
+from autograd_conformance.harness.checks import assert_grads_only_where_expected, held_constant
 from autograd_conformance.harness.counts import BACKWARD_PASSES, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (computed_output, cotangents,
-                                                     float_dtypes, programs, shapes)
+from autograd_conformance.harness.strategies import computed_output, cotangents, float_dtypes, programs, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

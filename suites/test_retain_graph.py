@@ -1,14 +1,14 @@
 """backward() frees the graph's saved tensors; retain_graph=True keeps them (RETAIN-*)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (NON_SAVING_OPS, cotangents, programs,
-                                                     recorded_nodes)
+from autograd_conformance.harness.strategies import NON_SAVING_OPS, cotangents, programs, recorded_nodes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

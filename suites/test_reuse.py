@@ -4,7 +4,8 @@ MISC-2, GFN-3, ACC-2)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Leaf, Node, Program

@@ -3,16 +3,24 @@ and with what, as the autograd note's "Hooks for saved tensors" describes (SAV-*
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
-from autograd_conformance.harness.counts import (BACKWARD_PASSES, NESTING_DEPTH,
-                                                 SAVES_OF_ONE_TENSOR, counts)
+from autograd_conformance.harness.counts import BACKWARD_PASSES, NESTING_DEPTH, SAVES_OF_ONE_TENSOR, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, SHAPING, engine_ops,
-                                                     float_dtypes, full_precision_values,
-                                                     op_applications, programs, shapes)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    EXTREMA,
+    SHAPING,
+    engine_ops,
+    float_dtypes,
+    full_precision_values,
+    op_applications,
+    programs,
+    shapes,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -13,13 +13,19 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings, strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
-                                 rule, run_state_machine_as_test)
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (full_precision_values, shapes, values,
-                                                     widest_float_dtype)
+from autograd_conformance.harness.strategies import full_precision_values, shapes, values, widest_float_dtype
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -19,7 +19,8 @@ the runner reports as unstable (autograd_conformance/runner/stability.py)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.script import Script, tensor_literal
 from autograd_conformance.harness.strategies import float_dtypes, full_precision_values, shapes

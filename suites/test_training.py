@@ -4,7 +4,8 @@ MOD-13)."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.counts import BACKWARD_PASSES, counts
 from autograd_conformance.harness.script import Script, literal

@@ -6,16 +6,24 @@ programs do not reach: Python numbers as operands, second derivatives, mixed dty
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from autograd_conformance.harness.checks import (assert_gradients_stop_at, assert_leaf_grads,
-                                                differential_oracle)
+from autograd_conformance.harness.checks import assert_gradients_stop_at, assert_leaf_grads, differential_oracle
 from autograd_conformance.harness.ops import DIV_MIN, SATURATION_MAX
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Node, Program
 from autograd_conformance.harness.script import Script, literal
-from autograd_conformance.harness.strategies import (ALL_OPS, CURVED_OPS, EVEN_SPLIT, EXTREMA,
-                                                      cotangents, programs, shapes, values)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    CURVED_OPS,
+    EVEN_SPLIT,
+    EXTREMA,
+    cotangents,
+    programs,
+    shapes,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

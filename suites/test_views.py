@@ -6,14 +6,14 @@ same program written out of place, with those positions of the base replaced."""
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.counts import VIEW_CHAIN, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (cotangents, programs, shapes, values,
-                                                     view_chains, view_positions)
+from autograd_conformance.harness.strategies import cotangents, programs, shapes, values, view_chains, view_positions
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs

@@ -93,6 +93,7 @@ def test_adapter_stays_short(short_name):
 
 def test_compiled_autograd_adapter_is_torch_under_its_own_name():
     import torch
+
     from autograd_conformance.adapters import torch_adapter
     engine = load_engine("compiled-autograd")
     assert (engine.name, engine.version) == ("compiled-autograd", torch.__version__)

@@ -10,7 +10,8 @@ from tests.support.run import run_pytest
 
 BROKEN = "tests.broken.hostile.script_errors"  # gaps: LEAF-3 (is_leaf lies) and LEAF-8 (retain_grad raises)
 LEAF_3_TEST = "suites/test_leaves.py::test_results_requiring_grad_are_non_leaves"
-SELECTION = ("suites/test_leaves.py", "--engine", BROKEN, "--behaviour", "LEAF-3", "--behaviour", "LEAF-8", "--no-report")
+SELECTION = ("suites/test_leaves.py", "--engine", BROKEN, "--behaviour", "LEAF-3", "--behaviour", "LEAF-8",
+             "--no-report")
 
 
 def test_comments_and_blank_lines_are_not_entries():

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from autograd_conformance.harness.catalog import LEVELS, load_catalog
 from autograd_conformance import suites
+from autograd_conformance.harness.catalog import LEVELS, load_catalog
 
 SUITES = sorted(suites.SUITES_DIR.glob("test_*.py"))
 DOCS = Path(__file__).parents[1] / "docs"

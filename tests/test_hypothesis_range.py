@@ -5,7 +5,8 @@ ci profile's determinism or the known gaps' fast path."""
 
 import hypothesis
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograd_conformance import runner
 from autograd_conformance.runner.baseline import first_failure_only

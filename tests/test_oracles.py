@@ -1,17 +1,22 @@
-"""The oracles the suites trust (autograd_conformance/harness/oracles.py), checked against each other and against torch."""
+"""The oracles the suites trust (autograd_conformance/harness/oracles.py), checked against each other
+and against torch."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.engines import load_engine
-from autograd_conformance.harness.oracles import (FINITE_DIFFERENCE, TOLERANCES,
-                                                  analytic_grads, analytic_jacobian,
-                                                  finite_difference_grads,
-                                                  finite_difference_hessian,
-                                                  finite_difference_hvp)
-from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, cotangents,
-                                                     op_applications, programs)
+from autograd_conformance.harness.oracles import (
+    FINITE_DIFFERENCE,
+    TOLERANCES,
+    analytic_grads,
+    analytic_jacobian,
+    finite_difference_grads,
+    finite_difference_hessian,
+    finite_difference_hvp,
+)
+from autograd_conformance.harness.strategies import ALL_OPS, EXTREMA, cotangents, op_applications, programs
 
 TORCH = load_engine("torch")
 

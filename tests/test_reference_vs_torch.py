@@ -15,7 +15,6 @@ import torch
 
 from autograd_conformance import reference
 
-
 # Warnings torch emits once per process (MISC-14): whether one shows depends on the tests run before.
 # (torch 2.13's first forward-mode AD call scripts helpers with the deprecated torch.jit.script.)
 WARN_ONCE = ("Using backward() with create_graph=True", "Converting a tensor with requires_grad=True",
@@ -353,7 +352,7 @@ def det4(ag):
 @case
 def det5(ag):
     x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; r = y.detach_(); a = (r is y, y.requires_grad, y.is_leaf, y.grad_fn)
-    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * 3; y.detach_(); z.sum().backward(); 
+    x = ag.tensor([1.0, 2.0], requires_grad=True); y = x * 2; z = y * 3; y.detach_(); z.sum().backward() 
     return a, x.grad, raises(lambda: (x * 2)[0:1].detach_())
 @case
 def mod(ag):
@@ -609,7 +608,7 @@ def errors(ag):
               lambda: ag.ones(2, 3) + ag.ones(2, 2), lambda: ag.tensor([1.0, 2.0]).item(), lambda: ag.tensor([1, 2]).add_(1.5), lambda: ag.tensor([1.0, 2.0]).reshape(3),
               lambda: (ag.tensor([1.0], requires_grad=True)*2).backward(ag.tensor([1.0]), inputs=[]), lambda: ag.ones(2,dtype=ag.float64) @ ag.ones(2, 2)]:
         try: f(); r.append('ok')
-        except Exception as e: r.append(f"{type(e).__name__}: {e}")
+        except Exception as e: r.append(f"{type(e).__name__}: {e}")  # noqa: BLE001 - any error, compared
     return r
 @case
 def dtypes_(ag):

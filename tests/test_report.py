@@ -2,28 +2,39 @@
 properties, and a self-contained HTML file that escapes everything an engine says."""
 
 import base64
+import dataclasses
 import hashlib
 import json
 import re
 import xml.etree.ElementTree as ET
 
-import dataclasses
-
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from autograd_conformance.reports.dashboard import load_results
+from autograd_conformance.reports.dashboard import main as build_dashboard
+from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
+from autograd_conformance.reports.results import (
+    Results,
+    TestRecord,
+    behaviour_matrix,
+    behaviour_states,
+    cell_state,
+    describe_graph,
+    engine_summaries,
+    error_groups,
+    expected_graph,
+    module_durations,
+    node_label,
+    results_json,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.strategies import programs
-from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
-from autograd_conformance.reports.results import (Results, TestRecord, behaviour_matrix,
-                                                  behaviour_states, cell_state, describe_graph,
-                                                  engine_summaries, error_groups, expected_graph,
-                                                  module_durations, node_label, results_json)
-from autograd_conformance.reports.dashboard import load_results, main as build_dashboard
-from tools.conformance_table import rows
 from tests.support.run import run_pytest
+from tools.conformance_table import rows
 
 HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
 

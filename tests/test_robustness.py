@@ -13,7 +13,8 @@ import types
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograd_conformance.runner.robustness import TimeLimitExceeded, soft_limit_available, time_limit
 from tests.support.run import ROOT, run_pytest

@@ -1,4 +1,5 @@
-"""autograd_conformance/harness/script.py: a test's steps run on the engine and print as a self-checking torch script."""
+"""autograd_conformance/harness/script.py: a test's steps run on the engine and print as a
+self-checking torch script."""
 
 import dataclasses
 import types
@@ -9,8 +10,7 @@ import torch
 
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.script import (Script, drop_dead_lines, literal, replay,
-                                                 reproducers)
+from autograd_conformance.harness.script import Script, drop_dead_lines, literal, replay, reproducers
 
 PROGRAM = Program("float64", (Leaf("x0", np.array([0.5, -2.0]), True),),
                   (Node("v1", "exp", ("x0",)), Node("v2", "sum", ("v1",))), "v2")

@@ -10,14 +10,22 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from autograd_conformance.harness import counts
 from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.harness.ops import MAGNITUDE_MAX, OPS
-from autograd_conformance.harness.strategies import (ALL_OPS, EXTREMA, REACH, TIE_FEATURES,
-                                                     op_applications, programs, reach,
-                                                     recorded_intermediates)
+from autograd_conformance.harness.strategies import (
+    ALL_OPS,
+    EXTREMA,
+    REACH,
+    TIE_FEATURES,
+    op_applications,
+    programs,
+    reach,
+    recorded_intermediates,
+)
 from tests.support.run import run_pytest
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from tests.support.warm import clean_environment, run_python
 from tests.support.run import ROOT
+from tests.support.warm import clean_environment, run_python
 
 
 def _python(code: str, **kwargs) -> subprocess.CompletedProcess:

@@ -28,14 +28,14 @@ import sys
 import types
 
 import pytest
-
-from autograd_conformance import reference
 from autograd_conformance.reference.graph import Node
 from autograd_conformance.reference.nn import Module
 from autograd_conformance.reference.tensor import Tensor
+from autograd_conformance.suites import SUITES_DIR
+
+from autograd_conformance import reference
 from autograd_conformance.runner.needs import needed_capabilities
 from autograd_conformance.runner.plugin import item_engine
-from autograd_conformance.suites import SUITES_DIR
 
 NAMES = "names used"             # the user property of a teardown report that carries them
 ROOTS = {Tensor: "Tensor", Node: "grad_fn", Module: "nn.Module"}   # as contract.CONTRACT_NAMES

@@ -33,9 +33,11 @@ from importlib.metadata import version as _dist_version
 
 import mygrad as mg
 import numpy as np
-from mygrad.nnet.activations import relu as _relu, sigmoid as _sigmoid
+from mygrad.nnet.activations import relu as _relu
+from mygrad.nnet.activations import sigmoid as _sigmoid
 
-from ._operators import Operators, unwrap as _data
+from ._operators import Operators
+from ._operators import unwrap as _data
 
 name = "mygrad"
 version = _dist_version("mygrad")
@@ -207,7 +209,7 @@ def sqrt(t):
     return Tensor(mg.sqrt(_data(t)))
 
 
-def abs(t):  # noqa: A001 - torch's name
+def abs(t):  # torch's name
     return Tensor(mg.absolute(_data(t)))
 
 

@@ -35,7 +35,8 @@ with warnings.catch_warnings():  # paddle warns at import that no ccache binary 
     warnings.simplefilter("ignore", UserWarning)
     import paddle
 
-from ._operators import Operators, unwrap as _data
+from ._operators import Operators
+from ._operators import unwrap as _data
 
 name = "paddle"
 version = _dist_version("paddlepaddle")
@@ -229,7 +230,7 @@ def _unary(function):
 
 
 exp, log, tanh = _unary(paddle.exp), _unary(paddle.log), _unary(paddle.tanh)
-sqrt, abs = _unary(paddle.sqrt), _unary(paddle.abs)  # noqa: A001 - torch's name
+sqrt, abs = _unary(paddle.sqrt), _unary(paddle.abs)  # torch's name
 sigmoid, relu = _unary(paddle.nn.functional.sigmoid), _unary(paddle.nn.functional.relu)
 
 
@@ -237,7 +238,7 @@ no_grad, enable_grad = paddle.no_grad, paddle.enable_grad
 set_grad_enabled, is_grad_enabled = paddle.set_grad_enabled, paddle.is_grad_enabled
 
 
-class autograd:  # noqa: N801 - stands for the `torch.autograd` module
+class autograd:  # stands for the `torch.autograd` module
     """`torch.autograd.grad` -> `paddle.grad`."""
 
     @staticmethod

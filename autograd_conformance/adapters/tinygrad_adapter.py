@@ -43,10 +43,13 @@ import os
 from importlib.metadata import version as _dist_version
 
 import numpy as np
-from tinygrad import Tensor as _TinyTensor, dtypes
-from tinygrad.helpers import CACHELEVEL as _CACHELEVEL, DEV as _DEV
+from tinygrad import Tensor as _TinyTensor
+from tinygrad import dtypes
+from tinygrad.helpers import CACHELEVEL as _CACHELEVEL
+from tinygrad.helpers import DEV as _DEV
 
-from ._operators import Operators, unwrap as _data
+from ._operators import Operators
+from ._operators import unwrap as _data
 
 # tinygrad reads DEV and CACHELEVEL from the environment when it is first imported, which may be
 # before this module is: set them through tinygrad's own variables unless the environment chose.
@@ -168,7 +171,7 @@ def _shape(shape) -> tuple:
     return tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
 
 
-def tensor(data, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
+def tensor(data, dtype=None, requires_grad=False):  # unused: see the module docstring
     data = _data(data)
     if isinstance(data, _TinyTensor):
         data = data.numpy()
@@ -178,11 +181,11 @@ def tensor(data, dtype=None, requires_grad=False):  # noqa: ARG001 - see the mod
     return Tensor(_TinyTensor(data, dtype=dtype))
 
 
-def zeros(*shape, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
+def zeros(*shape, dtype=None, requires_grad=False):  # unused: see the module docstring
     return Tensor(_TinyTensor.zeros(*_shape(shape), dtype=dtype))
 
 
-def ones(*shape, dtype=None, requires_grad=False):  # noqa: ARG001 - see the module docstring
+def ones(*shape, dtype=None, requires_grad=False):  # unused: see the module docstring
     return Tensor(_TinyTensor.ones(*_shape(shape), dtype=dtype))
 
 
@@ -214,11 +217,11 @@ def sqrt(t):
     return Tensor(_data(t).sqrt())
 
 
-def abs(t):  # noqa: A001 - torch's name
+def abs(t):  # torch's name
     return Tensor(_data(t).abs())
 
 
-class no_grad:  # noqa: N801 - torch's name
+class no_grad:  # torch's name
     """tinygrad 0.14 has no grad mode; entering raises."""
 
     def __enter__(self):

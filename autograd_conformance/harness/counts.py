@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypothesis import event, strategies as st
+from hypothesis import event
+from hypothesis import strategies as st
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,13 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .contract import CAPABILITIES, REQUIRED_OPS, missing_core_names
+
+if TYPE_CHECKING:
+    import numpy as np
+
 
 SHORT_NAMES = {
     "torch": "autograd_conformance.adapters.torch_adapter",
@@ -179,7 +183,7 @@ def load_engine(spec: str, device: str = "cpu") -> Engine:
         except Exception as error:  # noqa: BLE001
             raise EngineLoadError(f"engine {spec!r} on device {device!r}: "
                                   f"{type(error).__name__}: {error}") from None
-    from .ops import OPS   # NumPy: the names of the op set, only once an engine is loaded
+    from .ops import OPS  # NumPy: the names of the op set, only once an engine is loaded
     missing_ops = frozenset(getattr(adapter, "missing_ops", ()))
     unknown_ops = sorted(missing_ops - set(OPS))
     if unknown_ops:

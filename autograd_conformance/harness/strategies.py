@@ -17,11 +17,22 @@ import math
 import random
 
 import numpy as np
-from hypothesis import event, strategies as st
+from hypothesis import event
+from hypothesis import strategies as st
 
 from .counts import VIEW_CHAIN, counts
-from .ops import (DIV_MIN, KINK_MARGIN, LOG_MIN, MAGNITUDE_MAX, OPS, SATURATION_MAX, SQRT_MIN,
-                  has_ties, in_pow_base_range, near_ties_removed)
+from .ops import (
+    DIV_MIN,
+    KINK_MARGIN,
+    LOG_MIN,
+    MAGNITUDE_MAX,
+    OPS,
+    SATURATION_MAX,
+    SQRT_MIN,
+    has_ties,
+    in_pow_base_range,
+    near_ties_removed,
+)
 from .program import Leaf, Node, Program
 
 LEAF_BOUND = 3.0

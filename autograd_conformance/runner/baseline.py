@@ -51,8 +51,7 @@ import pytest
 from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
-from ..harness.script import (HEADER, REPRODUCER, Replays, Reproducer, body,
-                               replay_until_certain)
+from ..harness.script import HEADER, REPRODUCER, Replays, Reproducer, body, replay_until_certain
 from .outcomes import first_error_line, outcome, reason, root_error, unstable
 from .plugin import behaviour_ids, item_engine, suite_nodeid
 

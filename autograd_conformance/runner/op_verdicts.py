@@ -38,7 +38,8 @@ import warnings
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings, strategies as st
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
 from hypothesis.errors import HypothesisSideeffectWarning
 
 from ..harness.checks import assert_op_application
@@ -46,8 +47,7 @@ from ..harness.contract import REQUIRED_OPS
 from ..harness.engines import DEFAULT_ENGINES
 from ..harness.ops import GRADIENT_BEHAVIOUR
 from ..harness.script import Script, error_line, reproducers
-from ..harness.strategies import (ALL_OPS, EXTREMA, JUDGED_WITHOUT, cotangents, engine_ops,
-                                  op_applications)
+from ..harness.strategies import ALL_OPS, EXTREMA, JUDGED_WITHOUT, cotangents, engine_ops, op_applications
 from .plugin import behaviour_ids, item_engine
 from .robustness import TimeLimit, TimeLimitExceeded, shrink_budget
 from .watchdog import shared_directory

@@ -24,7 +24,7 @@ UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "ta
 UnpackedDualTensor.__doc__ = "What unpack_dual returns: the primal and its tangent (or None) (FWD-2)."
 
 
-class dual_level:  # noqa: N801 - torch's name
+class dual_level:  # torch's name
     """The scope of forward-mode AD: tangents exist only inside it, and leaving it ends every
     tangent made inside (FWD-5). Levels do not nest (FWD-1). Entering gives the level's index, 0."""
 

@@ -59,8 +59,9 @@ def _call(func, inputs, strict):
         was_tuple, outputs = _as_tuple(func(*inputs))
     for i, out in enumerate(outputs):
         if strict and not out.requires_grad:
-            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
-                               "must be computed in a differentiable manner from the input when running in strict mode.")
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The "
+                               "outputs must be computed in a differentiable manner from the input when running "
+                               "in strict mode.")
     return was_tuple, outputs
 
 
@@ -131,7 +132,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     outputs_tuple, outputs = _call(func, inputs, strict)
     vectors = _vectors(v, outputs, outputs_tuple, OUTPUT_RETURNS, create_graph)
     vjps = _zeros_where_none(_vjps(outputs, inputs, vectors, create_graph), inputs, strict, INDEPENDENT_OUTPUT)
-    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish_derivatives(vjps, create_graph, strict), inputs_tuple)
+    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
+            _unpack(_finish_derivatives(vjps, create_graph, strict), inputs_tuple))
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -152,7 +154,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     jvps = _zeros_where_none(_vjps(g, dummies, vectors, create_graph), outputs, strict,
                              "The gradient with respect to the input is independent of entry {} in the grad_outputs "
                              "when using the double backward trick to compute forward mode gradients." + STRICT)
-    return _unpack(_finish(outputs, create_graph), outputs_tuple), _unpack(_finish_derivatives(jvps, create_graph, strict), outputs_tuple)
+    return (_unpack(_finish(outputs, create_graph), outputs_tuple),
+            _unpack(_finish_derivatives(jvps, create_graph, strict), outputs_tuple))
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -254,7 +257,8 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     out, gradient = _gradient(func, inputs, strict, "vhp")
     vhps = _zeros_where_none(_vjps(gradient, inputs, vectors, create_graph), inputs, strict,
                              "The jacobian of the user-provided function is independent of input {}." + STRICT)
-    return _finish((out,), create_graph)[0], _unpack(_finish_derivatives(vhps, create_graph, strict, "hessian"), inputs_tuple)
+    return (_finish((out,), create_graph)[0],
+            _unpack(_finish_derivatives(vhps, create_graph, strict, "hessian"), inputs_tuple))
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -272,4 +276,5 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
                              "The hessian of the user-provided function is independent of entry {} in the "
                              "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
                              "double backward trick to replace forward mode AD.")
-    return _finish((out,), create_graph)[0], _unpack(_finish_derivatives(hvps, create_graph, strict, "hessian"), inputs_tuple)
+    return (_finish((out,), create_graph)[0],
+            _unpack(_finish_derivatives(hvps, create_graph, strict, "hessian"), inputs_tuple))

@@ -11,12 +11,12 @@ import weakref
 
 from .. import walk
 from ..graph import input_node
-from ..saved import saved_mutation
 from ..hooks import saved_tensor_hooks as _hooks
+from ..saved import saved_mutation
 from ..tensor import make
 
 
-class saved_tensors_hooks:  # noqa: N801 - torch's name
+class saved_tensors_hooks:  # torch's name
     """Within the context, saved tensors are packed by `pack` and unpacked by `unpack` (SAV-1,
     SAV-2); the innermost context wins (SAV-4)."""
 
@@ -33,7 +33,7 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
         _hooks.stack.pop()
 
 
-class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
+class save_on_cpu(saved_tensors_hooks):  # torch's name
     """Saved tensors are kept as copies in host memory (SAV-6); the reference's only device is
     the CPU, so this only copies."""
 
@@ -41,7 +41,7 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
         super().__init__(lambda t: t._array.copy(), make)
 
 
-class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
+class disable_saved_tensors_hooks:  # torch's name
     """Within the context, saved-tensor hooks are an error: opening a `saved_tensors_hooks` raises
     RuntimeError with `error_message`, and so does entering this one while hooks are open (SAV-5)."""
 
@@ -65,7 +65,7 @@ def increment_version(tensor):
         t._bump_version()
 
 
-class allow_mutation_on_saved_tensors:  # noqa: N801 - torch's name
+class allow_mutation_on_saved_tensors:  # torch's name
     """Within the context, tensors that nodes recorded inside it saved may be modified in place:
     backward computes with the values they had when saved (SAV-12; graph.py copies them before
     the write, where torch clones on write). Contexts nest: the outermost keeps the record."""

@@ -25,7 +25,7 @@ from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
 from .complex_numbers import complex, conj, imag, real
 from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
-from .extrema import amax, amin, max, min  # noqa: A004
+from .extrema import amax, amin, max, min
 from .indexing import chunk, index, narrow, select, split, unbind
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
@@ -33,8 +33,10 @@ from .reductions import argmax, mean, mse_loss, sum
 from .views import expand, flatten, permute_reversed, reshape, squeeze, t, transpose, unsqueeze, view
 
 __all__ = [
-    "abs", "add", "add_", "amax", "amin", "argmax", "chunk", "clone", "compare", "complex", "conj", "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
-    "index_put", "linear", "log", "matmul", "max", "mean", "min", "mse_loss", "mul", "mul_", "narrow", "neg", "permute_reversed",
-    "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select", "sgn", "sigmoid", "split", "sqrt", "squeeze", "sub", "sub_",
+    "abs", "add", "add_", "amax", "amin", "argmax", "chunk", "clone", "compare", "complex", "conj",
+    "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
+    "index_put", "linear", "log", "matmul", "max", "mean", "min", "mse_loss", "mul", "mul_", "narrow",
+    "neg", "permute_reversed", "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select",
+    "sgn", "sigmoid", "split", "sqrt", "squeeze", "sub", "sub_",
     "sum", "t", "tanh", "to", "transpose", "unbind", "unsqueeze", "view",
 ]

@@ -16,10 +16,11 @@ from .. import dtypes
 from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import Tensor
-from .common import cast, conj as conjugate, output
+from .common import cast, output
+from .common import conj as conjugate
 
 
-def complex(real, imag):  # noqa: A001 - torch's name
+def complex(real, imag):  # torch's name
     """torch.complex(real, imag): both float32 (complex64) or both float64 (complex128)."""
     x, y = real._array, imag._array
     if x.dtype != y.dtype or x.dtype.kind != "f":

@@ -107,14 +107,14 @@ def amin(a, dim=None, keepdim=False):
     return _spread(a, dim, keepdim, np.min, AminBackward0)
 
 
-def max(a, dim=None, keepdim=False):  # noqa: A001 - torch's name
+def max(a, dim=None, keepdim=False):  # torch's name
     """max() of every element (MaxBackward1), or max(dim) -> (values, indices) (MaxBackward0)."""
     if dim is None:
         return _spread(a, None, keepdim, np.max, MaxBackward1)
     return _along(a, dim, keepdim, np.argmax, MaxBackward0)
 
 
-def min(a, dim=None, keepdim=False):  # noqa: A001 - torch's name
+def min(a, dim=None, keepdim=False):  # torch's name
     """min() of every element (MinBackward1), or min(dim) -> (values, indices) (MinBackward0)."""
     if dim is None:
         return _spread(a, None, keepdim, np.min, MinBackward1)

@@ -8,11 +8,12 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..dual import tangent
 from ..graph import Node, record, recording
-from ..saved import saved_mutation
 from ..module_hooks import BackwardHookFunctionBackward
+from ..saved import saved_mutation
 from ..tensor import Tensor, make
 from .arithmetic import add, div, mul, sub
-from .common import as_operand, meta, sum_to, value as value_of  # `value` names fill_'s argument
+from .common import as_operand, meta, sum_to  # `value` names fill_'s argument
+from .common import value as value_of
 
 _state = grad_mode.state
 

@@ -16,6 +16,7 @@ import sys
 
 from autograd_conformance import reference
 
+
 def replace(module, attribute, make):
     """Set `module.attribute` to `make(original)`, and every reference module's name for the original."""
     original = getattr(module, attribute)

@@ -2,8 +2,9 @@
 
 A torch mutant's function patches torch *in its own process* (the conformance run against a mutant
 always runs in a process of its own, see tests/support/run.py, so nothing leaks into other runs);
-its adapter is the torch adapter with the names the function returns in front (registry.engine). Patches go on the Python class `torch.Tensor` (which shadows the
-C base class `torch._C.TensorBase`), or into a `TorchFunctionMode` entered for the whole process.
+its adapter is the torch adapter with the names the function returns in front (registry.engine).
+Patches go on the Python class `torch.Tensor` (which shadows the C base class
+`torch._C.TensorBase`), or into a `TorchFunctionMode` entered for the whole process.
 """
 
 from __future__ import annotations

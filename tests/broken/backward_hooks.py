@@ -5,11 +5,11 @@ fires."""
 import itertools
 import weakref
 
-import numpy as np
-
-from autograd_conformance.reference import graph, module_hooks, node_hooks, walk
 import autograd_conformance.reference.autograd.graph as autograd_graph
+import numpy as np
+from autograd_conformance.reference import graph, module_hooks, node_hooks, walk
 from autograd_conformance.reference.tensor import Tensor, make
+
 from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE, HOOKS_PER_TENSOR
 from tests.broken import _reference
 from tests.broken.registry import mutant

@@ -2,11 +2,11 @@
 strides of .grad, accumulation in place, assigning .grad."""
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
-
 from autograd_conformance.reference import graph, layout
 from autograd_conformance.reference.ops import views
 from autograd_conformance.reference.tensor import Tensor
+from numpy.lib.stride_tricks import as_strided
+
 from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken import _reference
 from tests.broken.registry import mutant
@@ -99,7 +99,8 @@ def reference_grad_assignment_checks_shape_only():
     def _set_grad(self, value):
         if value is not None and value.shape != self.shape:
             raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
-                               f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+                               f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                               f"the same size")
         self._grad = value
 
     Tensor.grad = Tensor.grad.setter(_set_grad)

@@ -2,6 +2,7 @@
 calls and Python control flow."""
 
 from autograd_conformance.reference import conversions
+
 from tests.broken.registry import mutant
 
 

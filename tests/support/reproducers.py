@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.broken import mutants
-from tests.support.warm import clean_environment, run_python
 from tests.support.run import ROOT, run_suites
+from tests.support.warm import clean_environment, run_python
 
 # Runs the script from stdin as `reproducer.py`; with an engine spec as argument, `torch` is bound
 # to that engine on the import's own line (so line numbers stay the printed script's). Prints the

@@ -16,8 +16,7 @@ from pathlib import Path
 from tools import mutation
 from tools.mutation import runner
 from tools.mutation.mutants import Mutant, generate
-from tools.mutation.results import (RESULTS_JSON, RESULTS_MD, load_equivalent, summarise,
-                                    write_results)
+from tools.mutation.results import RESULTS_JSON, RESULTS_MD, load_equivalent, summarise, write_results
 from tools.mutation.targets import targets
 
 PROG = "python -m tools.mutation"

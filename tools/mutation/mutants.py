@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tools.mutation.operators import OPERATORS, readable
 from tools.mutation.targets import PACKAGE, Target, sites, targets
 
+
 @dataclass
 class Mutant:
     """One change at one site of one function. `source` is the whole mutated def, which

@@ -3,8 +3,9 @@ once (MODE-5), but used as a decorator it raises, after the call has switched th
 `@set_grad_enabled(False)` leaves grad mode off (a young engine's MODE-11 bug). Every test that uses
 the decorator must fail, and no other: the harness restores the mode after each test."""
 
-from autograd_conformance import reference
 from autograd_conformance.reference import grad_mode
+
+from autograd_conformance import reference
 
 name = "leaky-grad-mode-decorator"
 version = reference.version
@@ -16,6 +17,6 @@ def __getattr__(attribute):
     return getattr(reference, attribute)
 
 
-class set_grad_enabled(grad_mode.set_grad_enabled):  # noqa: N801 - torch's name
+class set_grad_enabled(grad_mode.set_grad_enabled):  # torch's name
     def __call__(self, func):
         raise TypeError("set_grad_enabled cannot decorate a function")
