@@ -304,3 +304,22 @@ def test_an_engine_that_hangs_on_a_few_programs_gets_its_full_verdict(tmp_path, 
     assert summary["hung"] == len(hung) and not summary["unresponsive"]
     assert f"; tests that {len(hung)} hung" in run.stdout
     assert run.returncode == 1, run.stdout + run.stderr
+
+
+def test_shrinking_is_shared_out_over_the_run(tmp_path):
+    """A failure whose root error another test of its engine already shrank, or one that comes
+    after the engine's tests have spent the run's total, shrinks briefly; others get the whole
+    per-test budget. Root errors leave out names and numbers; engines do not share budgets."""
+    from autograd_conformance.runner.outcomes import root_error
+    from autograd_conformance.runner.shrinking import REPEATED_ERROR_SECONDS, RUN_TESTS, Ledger
+    ledger = Ledger(tmp_path)
+    seen = root_error("AssertionError: x1.grad is off by up to 0.5")
+    assert ledger.budget("e", seen, 5.0) == 5.0
+    ledger.add("e", seen, 4.0)
+    assert ledger.budget("e", root_error("AssertionError: x0.grad is off by up to 2"), 5.0) \
+        == REPEATED_ERROR_SECONDS
+    assert ledger.budget("e", root_error("RuntimeError: no grad_fn"), 5.0) == 5.0
+    assert ledger.budget("other", seen, 5.0) == 5.0
+    for i in range(RUN_TESTS):
+        ledger.add("e", f"error {i}", 5.0)
+    assert ledger.budget("e", root_error("TypeError: new"), 5.0) == REPEATED_ERROR_SECONDS
