@@ -319,6 +319,19 @@ def test_assigning_grad_is_checked(engine, data):
     script.check_close("x.grad", start + w, dtype=dtype, oracle="the assigned values + w")
 
 
+@behaviour("ACC-12")
+@needs("grad_assignment", "meta_device")
+@given(shape=shapes(), data=st.data())
+def test_assigning_a_grad_on_another_device_raises(engine, shape, data):
+    """x.grad = t for t of x's shape and dtype on another device, torch's meta device (which every
+    build has, so that a CPU run has one to try), raises RuntimeError, and x.grad stays None."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)")
+    script.raises(f"x.grad = torch.zeros({shape}, dtype=torch.{dtype}, device='meta')")
+    script.check("x.grad is None", "a refused assignment left a .grad on {x.grad.device}")
+
+
 # ----- the layout is kept ---------------------------------------------------------------------
 @behaviour("LAYOUT-2")
 @needs("grad_layout", "grad_assignment")

@@ -43,6 +43,8 @@ CAPABILITIES = {
     "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
                    "results kept by detach()) and the layout of .grad",
     "grad_assignment": "assigning a tensor to a leaf's .grad",
+    "meta_device": "factories' device='meta': tensors with a shape and a dtype but no values, on "
+                   "torch's meta device",
     "grad_dtype": "Tensor.grad_dtype: the dtype a leaf's .grad takes, settable",
     "post_accumulate_hooks": "Tensor.register_post_accumulate_grad_hook",
     "node_hooks": "grad_fn.register_hook and grad_fn.register_prehook (hooks on graph nodes)",
@@ -197,6 +199,7 @@ CONTRACT_NAMES = {
                 "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "Tensor.sqrt"),
     "grad_layout": ("Tensor.stride", "Tensor.is_contiguous", "Tensor.expand", "Tensor.narrow"),
     "grad_assignment": ("Tensor.grad",),
+    "meta_device": ("zeros(device=)",),
     "grad_dtype": ("Tensor.grad_dtype",),
     "post_accumulate_hooks": ("Tensor.register_post_accumulate_grad_hook",),
     "node_hooks": ("grad_fn.register_hook", "grad_fn.register_prehook"),

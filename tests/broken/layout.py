@@ -121,6 +121,21 @@ def reference_grad_assignment_checks_shape_only():
     Tensor.grad = Tensor.grad.setter(_set_grad)
 
 
+@mutant("ACC-12")
+def reference_grad_assignment_ignores_the_device():
+    """Assigning .grad checks type, shape and dtype but not the device: a tensor on the meta
+    device becomes a CPU leaf's .grad."""
+    check_and_set = Tensor.grad.fset
+
+    def _set_grad(self, value):
+        if value is not None and value.device != self.device:
+            self._grad = value
+        else:
+            check_and_set(self, value)
+
+    Tensor.grad = Tensor.grad.setter(_set_grad)
+
+
 @mutant("LAYOUT-2")
 def reference_grad_relaid_out_on_accumulation():
     """Accumulating into a .grad whose strides are not the ones the leaf's first gradient would get
