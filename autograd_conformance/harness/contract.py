@@ -70,7 +70,8 @@ CAPABILITIES = {
                   "manual_seed and rand for the random draws its recomputation replays",
     "threads": "autograd used from several Python threads at once: per-thread grad mode and "
                "saved-tensor hooks, concurrent backward and autograd.grad",
-    "max_min": "max, min, amax, amin, full and per-dim, with torch's tie rules",
+    "max_min": "max, min, amax, amin, full and per-dim, and median of every element, with "
+               "torch's tie rules",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag
@@ -220,7 +221,8 @@ CONTRACT_NAMES = {
     "checkpoint": ("utils.checkpoint.checkpoint", "utils.checkpoint.checkpoint(use_reentrant=)",
                    "manual_seed", "rand", "rand(dtype=)"),
     "threads": (),
-    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.__int__",
+    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.median",
+                "Tensor.__int__",
                 "Tensor.max(dim=)", "Tensor.max(keepdim=)", "Tensor.min(dim=)",
                 "Tensor.min(keepdim=)", "Tensor.amax(dim=)", "Tensor.amax(keepdim=)",
                 "Tensor.amin(dim=)", "Tensor.amin(keepdim=)"),
