@@ -73,7 +73,7 @@ capabilities = frozenset({
     "backward_create_graph", "functional", "graph", "grad_fn_names", "messages", "inplace", "hooks", "nn",
     "optim", "legacy", "custom_function", "saved_tensor_hooks", "saved_tensor_mutation", "views",
     "conversions", "anomaly",
-    "grad_layout", "grad_assignment", "grad_dtype",
+    "grad_layout", "grad_assignment", "grad_dtype", "meta_device",
     "post_accumulate_hooks", "node_hooks", "node_metadata", "module_hooks", "multi_grad_hooks",
     "integer_outputs", "saved_attributes", "tensor_repr",
     "functional_api", "grads_batched", "gradient_edge",

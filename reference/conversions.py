@@ -8,6 +8,7 @@ attributes it is about. What requires grad does not silently become a plain valu
 import warnings
 
 from . import dtypes, layout
+from .devices import device_of
 
 
 class Conversions:
@@ -48,7 +49,8 @@ class Conversions:
 
     @property
     def device(self):
-        return "cpu"
+        """The CPU's, or the meta device's for a tensor without values (devices.py)."""
+        return device_of(self._array)
 
     def is_floating_point(self):
         return self._array.dtype.kind == "f"

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from . import dtypes
+from .devices import placed
 from .tensor import Tensor, as_array, make
 
 _random = np.random.default_rng(0)
@@ -22,20 +23,19 @@ def _leaf(array, requires_grad):
 
 
 def on_cpu(device):
-    """The only device this engine has is the CPU: any other is refused, not ignored."""
+    """Where the engine's factories take a meta tensor, a module is on the CPU only (devices.py)."""
     if device is not None and str(device) != "cpu":
-        raise RuntimeError(f"the reference engine has only the device 'cpu', not {device!r}")
+        raise RuntimeError(f"the reference engine's modules have only the device 'cpu', not {device!r}")
 
 
 def tensor(data, dtype=None, requires_grad=False, device=None):
     """A new leaf holding a copy of data; copying a tensor warns and drops its graph (MISC-8)."""
-    on_cpu(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
             "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
             UserWarning, stacklevel=2)
-    return _leaf(as_array(data, dtype), requires_grad)
+    return _leaf(placed(as_array(data, dtype), device), requires_grad)
 
 
 def _shape(size):
@@ -43,18 +43,16 @@ def _shape(size):
 
 
 def zeros(*size, dtype=None, requires_grad=False, device=None):
-    on_cpu(device)
-    return _leaf(np.zeros(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
+    return _leaf(placed(np.zeros(_shape(size), (dtype or dtypes.float32).numpy), device), requires_grad)
 
 
 def ones(*size, dtype=None, requires_grad=False, device=None):
-    on_cpu(device)
-    return _leaf(np.ones(_shape(size), (dtype or dtypes.float32).numpy), requires_grad)
+    return _leaf(placed(np.ones(_shape(size), (dtype or dtypes.float32).numpy), device), requires_grad)
 
 
 def full(size, fill_value, dtype=None, requires_grad=False, device=None):
-    on_cpu(device)
-    return _leaf(np.full(_shape((size,)), fill_value, (dtype or dtypes.float32).numpy), requires_grad)
+    array = np.full(_shape((size,)), fill_value, (dtype or dtypes.float32).numpy)
+    return _leaf(placed(array, device), requires_grad)
 
 
 def zeros_like(t, dtype=None, requires_grad=False):

@@ -34,8 +34,8 @@ class GradAttribute:
 
     @grad.setter
     def grad(self, value):
-        """Assigning `.grad` checks type, shape and dtype and refuses the tensor itself (ACC-12); None
-        resets it (ACC-8). The tensor is kept as it is, strides too (LAYOUT-2)."""
+        """Assigning `.grad` checks type, shape, dtype and device and refuses the tensor itself
+        (ACC-12); None resets it (ACC-8). The tensor is kept as it is, strides too (LAYOUT-2)."""
         if value is not None and not isinstance(value, GradAttribute):
             raise TypeError("assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
@@ -46,6 +46,11 @@ class GradAttribute:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
                     f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+            if value.device != self.device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with device type '{value.device}' to a tensor with "
+                    f"device type '{self.device}'. Please ensure that the gradient and the tensor are on the "
+                    "same device")
             allowed = self.dtype if self._grad_dtype is OWN_DTYPE else self._grad_dtype
             if allowed is not None and value.dtype != allowed:  # BC-6: None allows any dtype
                 raise RuntimeError(

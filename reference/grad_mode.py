@@ -55,24 +55,28 @@ class _Mode:
 
     def _generator_in_mode(self, func):
         """A decorated generator runs each resumption in the mode, and yields back to the caller
-        in the caller's own mode (MODE-16): the mode is entered around every send, not held."""
+        in the caller's own mode (MODE-16): the mode is entered around every resumption, not held.
+        A resumption is next() or send(value), which the generator's yield returns, or
+        throw(error), which its yield raises; close() runs its cleanup in the mode too."""
         @functools.wraps(func)
         def resume_in_mode(*args, **kwargs):
             with self._fresh():
                 generator = func(*args, **kwargs)
-            sent = None
+            resume, given = generator.send, None
             while True:
                 try:
                     with self._fresh():
-                        produced = generator.send(sent)
+                        produced = resume(given)
                 except StopIteration as stop:
                     return stop.value
                 try:
-                    sent = yield produced
+                    resume, given = generator.send, (yield produced)
                 except GeneratorExit:
                     with self._fresh():
                         generator.close()
                     raise
+                except BaseException as error:  # noqa: BLE001 - thrown in by the caller, passed on
+                    resume, given = generator.throw, error
         return resume_in_mode
 
     def _fresh(self):

@@ -18,6 +18,14 @@ def strides(array):
     return tuple(stride // array.itemsize for stride in array.strides)
 
 
+def laid_out_as(array, target):
+    """Whether `array` has `target`'s layout as torch's AccumulateGrad compares them before it keeps
+    a gradient as it arrived (ACC-14): the same strides on every dim of size > 1, and no stride 0
+    on a dim of size 1."""
+    return all(stride != 0 if size == 1 else stride == other
+               for size, stride, other in zip(array.shape, array.strides, target.strides))
+
+
 def non_overlapping_and_dense(array):
     """Whether the elements fill a block of memory exactly once: sorted by stride, each dim of
     size > 1 steps over exactly the dims before it (the size-1 dims' strides do not matter)."""

@@ -82,6 +82,7 @@ _METHODS = {
     "exp": ops.exp, "log": ops.log, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
     "sqrt": ops.sqrt, "abs": ops.abs, "sgn": ops.sgn, "sum": ops.sum, "mean": ops.mean,
     "argmax": ops.argmax, "amax": ops.amax, "amin": ops.amin, "max": ops.max, "min": ops.min,
+    "median": ops.median,
     "reshape": _reshape, "view": _view, "flatten": ops.flatten,
     "unsqueeze": ops.unsqueeze, "squeeze": ops.squeeze, "select": ops.select, "narrow": ops.narrow,
     "split": ops.split, "chunk": ops.chunk, "unbind": ops.unbind, "expand": _expand,

@@ -108,7 +108,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
     needed = None
     if targets is not None:
         needed = _leading_to(pending, targets) | (targets.keys() if run_targets else set())
-    this_pass = BackwardPass(set(dependents) | set(pending), needed, targets)
+    this_pass = BackwardPass(set(dependents) | set(pending), needed, targets, held=list(grads))
     ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
     heapq.heapify(ready)
     previous = grad_mode.state.enabled
@@ -121,11 +121,15 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
             outputs = ()
             if grad is not None and this_pass.executes(node):
                 if node._pre_hooks is not None or node._retained is not None:
-                    grad = _run_tensor_hooks(node, grad)
+                    hooked = _run_tensor_hooks(node, grad)
+                    if hooked is not grad:  # a hook's tensor, which its maker may hold
+                        this_pass.held.append(hooked)
+                    grad = hooked
                 if targets is not None and node in targets:
                     targets[node](grad)
                 if needed is None or node in needed:
                     outputs = _call(node, grad)
+                    this_pass.note_shared(outputs)
                     if anomaly.state.enabled and anomaly.state.check_nan:
                         anomaly.check_outputs(node, outputs)
                     if not keep_graph and node._saved:
@@ -150,10 +154,23 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
 
 class BackwardPass:
     """One run of `run_backward`, as a hook may ask about it (autograd.graph's multi-grad hook):
-    which nodes it executes."""
+    which nodes it executes, and which gradient arrays something besides the input they reach
+    holds (`held`: the roots' gradients, which are the caller's, arrays a tensor hook returned,
+    an array a node hands to two inputs or more), so that no leaf keeps one as its .grad
+    (graph.accumulate_into, ACC-14)."""
 
-    def __init__(self, reached, needed, targets):
+    def __init__(self, reached, needed, targets, held):
         self.reached, self.needed, self.targets = reached, needed, targets or {}
+        self.held = held
+
+    def note_shared(self, outputs):
+        """A node's gradients for its inputs: an array it hands to more than one is held."""
+        arrays = [grad for grad in outputs if isinstance(grad, np.ndarray)]
+        self.held.extend(grad for k, grad in enumerate(arrays)
+                         if any(grad is other for other in arrays[:k]))
+
+    def holds(self, array):
+        return any(array is held for held in self.held)
 
     def executes(self, node):
         """Whether this pass hands `node` its gradient: a node reached from the roots, and for

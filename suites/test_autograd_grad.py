@@ -539,13 +539,12 @@ def test_backward_with_create_graph_stores_a_differentiable_grad(engine, data):
 
 # -- several outputs, refusals, what backward returns (GRAD-9, GRAD-10, MISC-5, MISC-6) ---------
 
-@behaviour("GRAD-9")
-@needs("autograd_grad")
-@given(data=st.data())
-def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
-    """autograd.grad([out, h2, ...], inputs, grad_outputs=[v1, v2, ...]), one to four outputs
-    (out and intermediates, distinct where the program has enough), returns for each input the
-    sum over the outputs of their vector-Jacobian products v_k^T J_k, each v_k its own."""
+def _several_outputs(engine, data, edges: bool):
+    """A program, one to four of its tensors as autograd.grad's outputs (out and intermediates,
+    distinct where the program has enough) with a vector v_k each, and the Script that has asked
+    for the gradients of its leaves that require grad, as `grads`. With `edges`, some outputs
+    (one at least) are given as their gradient edges. Returns the Script, the program, the leaves'
+    names, and each output's analytic v_k^T J_k."""
     count = data.draw(counts(FUNCTION_OUTPUTS), label="number of outputs")
     program = data.draw(programs(engine, output="any", candidates=recorded_intermediates),
                         label="program")
@@ -553,6 +552,13 @@ def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
     outputs = [program.output] + data.draw(
         st.lists(st.sampled_from(others), min_size=count - 1, max_size=count - 1,
                  unique=len(others) >= count - 1), label="other outputs")
+    given = ["out"] + outputs[1:]
+    if edges:
+        as_edge = data.draw(st.lists(st.booleans(), min_size=count, max_size=count),
+                            label="given as an edge")
+        as_edge[data.draw(st.integers(0, count - 1), label="one edge at least")] = True
+        event(f"outputs given as edges: {sum(as_edge)} of {count}")
+        given = [f"edge({name})" if flag else name for name, flag in zip(given, as_edge)]
     values_ = program.evaluate()
     vectors = [data.draw(cotangents(values_[name].shape, program.dtype), label=f"v_{k + 1}")
                for k, name in enumerate(outputs)]
@@ -562,15 +568,43 @@ def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
                                wrt=names) for name, v in zip(outputs, vectors)]
     script = Script(engine)
     script.build(program)
+    if edges:
+        script.run("edge = torch.autograd.graph.get_gradient_edge")
     script.run(*(f"grad_output{k + 1} = torch.tensor({literal(v)}, dtype=torch.{program.dtype})"
                  for k, v in enumerate(vectors)),
-               f"grads = torch.autograd.grad([{', '.join(['out'] + outputs[1:])}], "
-               f"{_names(leaves)}, "
+               f"grads = torch.autograd.grad([{', '.join(given)}], {_names(leaves)}, "
                f"grad_outputs=[{', '.join(f'grad_output{k + 1}' for k in range(count))}])")
+    return script, program, names, products
+
+
+def _check_sums_of_products(script, program, names, products) -> None:
+    """Each of `grads` is the sum over the outputs of their products v_k^T J_k."""
+    __tracebackhide__ = True
     for index, name in enumerate(names):
         script.check_close(f"grads[{index}]", sum(each[name] for each in products),
                            dtype=program.dtype, oracle="analytic sum of v_k^T J_k",
                            magnitude=sum(each.magnitude for each in products))
+
+
+@behaviour("GRAD-9")
+@needs("autograd_grad")
+@given(data=st.data())
+def test_autograd_grad_of_several_outputs_sums_their_products(engine, data):
+    """autograd.grad([out, h2, ...], inputs, grad_outputs=[v1, v2, ...]), one to four outputs
+    (out and intermediates, distinct where the program has enough), returns for each input the
+    sum over the outputs of their vector-Jacobian products v_k^T J_k, each v_k its own."""
+    _check_sums_of_products(*_several_outputs(engine, data, edges=False))
+
+
+@behaviour("GRAD-13")
+@needs("autograd_grad", "gradient_edge")
+@given(data=st.data())
+def test_gradient_edges_stand_for_their_tensors_among_outputs(engine, data):
+    """autograd.grad([edge(out), h2, ...], inputs, grad_outputs=[v1, v2, ...]) with some outputs
+    (one at least) given as their gradient edges: each edge's gradient v_k starts from the edge's
+    node as its tensor's would, so the results are those with the tensors themselves, the sums
+    of the products v_k^T J_k."""
+    _check_sums_of_products(*_several_outputs(engine, data, edges=True))
 
 
 @behaviour("GRAD-10")

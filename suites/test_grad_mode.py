@@ -560,6 +560,39 @@ def test_a_decorated_generator_closes_in_its_mode(engine, decorator, caller):
 
 
 @behaviour("MODE-16")
+@needs("grad_mode")
+@given(decorator=st.sampled_from(sorted(GENERATOR_DECORATORS)),
+       resumptions=st.lists(st.tuples(st.sampled_from(["send", "throw"]),
+                                      st.sampled_from(sorted(CALLERS))), min_size=1, max_size=4))
+def test_a_decorated_generator_resumed_by_send_or_throw_runs_in_its_mode(engine, decorator,
+                                                                         resumptions):
+    """After a first next(), a decorated generator is resumed by send(k), whose k its yield
+    returns, or by throw(ValueError), raised at its yield and caught there: its body runs in the
+    decorator's mode either way, and between resumptions the caller is in its own mode."""
+    flag = GENERATOR_DECORATORS[decorator]
+    steps = [line for k, (how, caller) in enumerate(resumptions) for line in _within(caller, [
+        f"generator.send({k})" if how == "send" else f"generator.throw(ValueError('{k}'))",
+        f"between.append({GRAD_SEEN.format('x')})"])]
+    script = Script(engine)
+    seen = GRAD_SEEN.format("t")
+    script.run("x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               decorator, "def steps(t):", "    while True:", "        try:",
+               "            sent = yield", f"            received.append((sent, {seen}))",
+               "        except ValueError as error:",
+               f"            received.append((str(error), {seen}))",
+               "generator = steps(x)", "received, between = [], []", "next(generator)", *steps)
+    for k, (how, caller) in enumerate(resumptions):
+        where = f"within {caller}" if caller else "at top level"
+        got = k if how == "send" else str(k)
+        script.check(f"received[{k}] == {(got, (flag, flag))!r}",
+                     f"{how}() {where} of a generator decorated {decorator}: the generator did "
+                     f"not get {got!r} in its mode", show=(f"received[{k}:{k + 1}]",))
+        script.check(f"between[{k}] == {(CALLERS[caller], CALLERS[caller])!r}",
+                     f"after {how}() {where} the caller is not in its own mode",
+                     show=(f"between[{k}]",))
+
+
+@behaviour("MODE-16")
 @needs("inference_mode")
 @given(decorator=st.sampled_from(["@torch.inference_mode()", "@torch.inference_mode(False)"]),
        callers=st.lists(st.sampled_from(sorted(ENCLOSING)), min_size=1, max_size=4))

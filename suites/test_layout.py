@@ -175,6 +175,121 @@ def test_the_operands_of_a_sum_get_copies_of_its_gradient(engine, data):
     script.check_close("g", g, dtype=dtype, oracle="g as the caller made it")
 
 
+# ----- a path from the caller's gradient to the leaf: where torch copies it, where it keeps a view
+class Step:
+    """An op on the path from a leaf x to the tensor that backward(g) starts from: its text, and
+    the same op on a NumPy array (for the oracle: the gradient reaching x is the path's J^T g)."""
+
+    def __init__(self, text: str, on_numpy):
+        self.text, self.on_numpy = text, on_numpy
+
+
+def _reshaping_steps(shape: tuple[int, ...], contiguous: bool) -> list[Step]:
+    """The steps that change a tensor's shape but keep its elements in reading order: reshaping
+    views, and sums over a dim of size 1 (where torch 2.13 keeps a view of g: ACC-14); after a
+    copying step, reshape where view may raise (of a transposed or expanded tensor)."""
+    steps = [Step(f".unsqueeze({dim})", lambda a, dim=dim: np.expand_dims(a, dim))
+             for dim in range(len(shape) + 1)]
+    if len(shape) != 1:
+        steps += [Step(".view(-1)" if contiguous else ".reshape(-1)", lambda a: a.reshape(-1)),
+                  Step(".flatten()", np.ravel)]
+    if shape[::-1] != shape:
+        steps.append(Step(f".reshape({shape[::-1]})", lambda a: a.reshape(shape[::-1])))
+    for dim in (dim for dim, size in enumerate(shape) if size == 1):
+        steps += [Step(f".squeeze({dim})", lambda a, dim=dim: np.squeeze(a, dim)),
+                  Step(f".sum({dim})", lambda a, dim=dim: np.sum(a, dim)),
+                  Step(f".sum({dim}, keepdim=True)",
+                       lambda a, dim=dim: np.sum(a, dim, keepdims=True))]
+    return steps
+
+
+def _copying_steps(shape: tuple[int, ...]) -> list[Step]:
+    """Steps whose backward gives the leaf other memory than g's, or g's elements in another order
+    (where torch 2.13 stores a copy): an expand, x[0], a full sum() of two elements or more, a
+    transpose of two dims of size > 1."""
+    steps = [Step(f".expand({(2, *shape)})", lambda a: np.broadcast_to(a, (2, *shape)))]
+    if shape:
+        steps.append(Step("[0]", lambda a: a[0]))
+    if int(np.prod(shape)) > 1:
+        steps.append(Step(".sum()", np.sum))
+    steps += [Step(f".transpose({i}, {j})", lambda a, i=i, j=j: np.swapaxes(a, i, j))
+              for i in range(len(shape)) for j in range(i + 1, len(shape))
+              if shape[i] > 1 and shape[j] > 1]
+    return steps
+
+
+@st.composite
+def _gradient_paths(draw, shape: tuple[int, ...], copying: bool) -> list[Step]:
+    """One to three steps from a tensor of `shape`: reshaping ones, and with `copying` one copying
+    step among them, at a drawn place."""
+    length = draw(st.integers(1, 3), label="steps")
+    copy_at = draw(st.integers(0, length - 1), label="copying step") if copying else None
+    path, contiguous = [], True
+    for place in range(length):
+        choices = (_copying_steps(shape) if place == copy_at
+                   else _reshaping_steps(shape, contiguous))
+        step = draw(st.sampled_from(choices), label="step")
+        path.append(step)
+        shape = np.shape(step.on_numpy(np.zeros(shape)))
+        contiguous = contiguous and place != copy_at   # a transpose or expand is not
+    return path
+
+
+def _run_path(path: list[Step], array: np.ndarray) -> np.ndarray:
+    for step in path:
+        array = step.on_numpy(array)
+    return array
+
+
+def _through(path: list[Step], g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The gradient that backward(g) from x<path> gives x, of `shape`: the path's J^T g, entry by
+    entry (each step is linear, so entry i is the path of the i-th unit array, dotted with g)."""
+    units = np.eye(int(np.prod(shape))).reshape(-1, *shape)
+    return np.array([np.sum(_run_path(path, unit) * g) for unit in units]).reshape(shape)
+
+
+def _backward_through_a_path(engine, data, copying: bool):
+    """x (zeros, requiring grad), x<path>.backward(g) with the caller holding g, then a later pass
+    (x * w).sum().backward(): returns the Script, the dtype, g, the gradient the path gives x, and
+    w."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    path = data.draw(_gradient_paths(shape, copying), label="path")
+    g = data.draw(cotangents(np.shape(_run_path(path, np.zeros(shape))), dtype), label="g")
+    w = data.draw(values(shape, dtype), label="w")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"g = {tensor_literal(g, dtype)}",
+               f"x{''.join(step.text for step in path)}.backward(g)",
+               f"(x * {tensor_literal(w, dtype)}).sum().backward()")
+    return script, dtype, g, _through(path, g, shape), w
+
+
+@behaviour("ACC-5")
+@needs("views")
+@given(data=st.data())
+def test_a_path_that_copies_stores_a_copy_of_the_gradient(engine, data):
+    """x<path>.backward(g), the path one op whose backward gives x other memory than g's or g's
+    elements in another order (an expand, x[0], a full sum(), a transpose), among reshaping ops:
+    x.grad is J^T g in memory of its own, so a later pass into x.grad leaves g as it was."""
+    script, dtype, g, through, w = _backward_through_a_path(engine, data, copying=True)
+    script.check_close("x.grad", through + w, dtype=dtype, oracle="J^T g + w, both passes")
+    script.check_close("g", g, dtype=dtype, oracle="g as the caller made it")
+
+
+@behaviour("ACC-14")
+@needs("views")
+@given(data=st.data())
+def test_a_reshaping_path_stores_a_view_of_the_gradient(engine, data):
+    """x<path>.backward(g), the path one to three reshaping views (view, reshape, flatten,
+    unsqueeze, squeeze of a size-1 dim) and sums over a dim of size 1: torch 2.13 stores a view of
+    g as x.grad (g's elements in x's shape), so a later pass into x.grad adds into g too."""
+    script, dtype, g, through, w = _backward_through_a_path(engine, data, copying=False)
+    script.check_close("x.grad", through + w, dtype=dtype, oracle="g in x's shape + w")
+    script.check_close("g", (through + w).reshape(g.shape), dtype=dtype,
+                       oracle="g + w: the later pass added into g, which x.grad is a view of")
+
+
 @behaviour("ACC-12")
 @needs("grad_assignment")
 @given(data=st.data())
@@ -202,6 +317,19 @@ def test_assigning_grad_is_checked(engine, data):
                f"(x * {tensor_literal(w, dtype)}).sum().backward()")
     script.check("x.grad is start", "backward replaced the assigned .grad")
     script.check_close("x.grad", start + w, dtype=dtype, oracle="the assigned values + w")
+
+
+@behaviour("ACC-12")
+@needs("grad_assignment", "meta_device")
+@given(shape=shapes(), data=st.data())
+def test_assigning_a_grad_on_another_device_raises(engine, shape, data):
+    """x.grad = t for t of x's shape and dtype on another device, torch's meta device (which every
+    build has, so that a CPU run has one to try), raises RuntimeError, and x.grad stays None."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)")
+    script.raises(f"x.grad = torch.zeros({shape}, dtype=torch.{dtype}, device='meta')")
+    script.check("x.grad is None", "a refused assignment left a .grad on {x.grad.device}")
 
 
 # ----- the layout is kept ---------------------------------------------------------------------

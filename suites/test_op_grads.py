@@ -1,8 +1,8 @@
 """Gradient values per op: each op of the op set, alone on leaves, matches the analytic float64
 vector-Jacobian product (harness/ops.py, which tests/test_oracles.py checks against central finite
 differences, gradcheck-style), plus torch's conventions at awkward points: relu and abs at 0, a
-tensor power's zero base, pow with negative bases and integer exponents, and where max, min, amax
-and amin send the gradient of a tie (OP-*, GRAD-6)."""
+tensor power's zero base, pow with negative bases and integer exponents, and where max, min, amax,
+amin and median send the gradient of a tie (OP-*, GRAD-6)."""
 
 import random
 
@@ -272,3 +272,41 @@ def test_max_and_min_along_a_dim_send_a_tie_s_gradient_to_the_index_returned(eng
                            why="each slice's first extreme, the index torch.max documents")
         script.check_close("x.grad", expected, dtype=dtype,
                            oracle="the gradient at the index returned")
+
+
+@st.composite
+def _tied_medians(draw, dtype: str) -> tuple[np.ndarray, int]:
+    """An input of two entries or more whose lower median is tied at k >= 2 of them (drawn
+    positions), the others a quarter or more below or above it; and k."""
+    shape = draw(shapes(min_dims=1, max_dims=3).filter(lambda drawn: np.prod(drawn) >= 2),
+                 label="shape")
+    n = int(np.prod(shape))
+    k = draw(st.integers(2, n), label="tied entries")
+    rank = (n - 1) // 2   # the lower median's place among the sorted entries
+    below = draw(st.integers(max(0, rank - k + 1), min(rank, n - k)), label="entries below")
+    median = float(draw(values((), dtype), label="median"))
+    offsets = [0.25 * step for step in draw(st.lists(st.integers(1, 8), min_size=n - k,
+                                                     max_size=n - k), label="offsets")]
+    entries = ([median] * k + [median - offset for offset in offsets[:below]]
+               + [median + offset for offset in offsets[below:]])
+    order = draw(st.permutations(range(n)), label="positions")
+    x = np.asarray(entries)[order].astype(dtype).astype(np.float64)
+    return x.reshape(shape), k
+
+
+@behaviour("OP-12")
+@needs("max_min")
+@given(data=st.data())
+def test_median_splits_a_tie_s_gradient_evenly(engine, data):
+    """x.median() where the lower median is tied at k >= 2 entries: it is that value, and each
+    tied entry gets 1/k of the gradient, the other entries nothing."""
+    dtype = widest_float_dtype(engine)
+    x, k = data.draw(_tied_medians(dtype), label="x")
+    median = np.sort(x, axis=None)[(x.size - 1) // 2]
+    g = data.draw(cotangents((), dtype), label="gradient")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, requires_grad=True)}", "out = x.median()",
+               f"out.backward({tensor_literal(g, dtype)})")
+    script.check_close("out", median, dtype=dtype, oracle="the lower median")
+    script.check_close("x.grad", g / k * (x == median), dtype=dtype,
+                       oracle=f"even split: g / {k} on each tied entry")

@@ -32,6 +32,7 @@ OVERLAP_CHANGES = {"add_": ("e.add_(1.0)", None), "mul_": ("e.mul_(2.0)", None),
                    "div_": ("e.div_(2.0)", None), "copy_": ("e.copy_(torch.ones({sizes}))", None),
                    "zero_": ("e.zero_()", 0.0), "fill_": ("e.fill_(2.0)", 2.0),
                    "index assignment": ("e[{index}] = 7.0", 7.0)}
+BASE_VALUE = 3.0    # what x holds before VIEW-15's write: none of the writes leaves it
 VERSION_MESSAGE = ("one of the variables needed for gradient computation has been modified by an "
                    "inplace operation")
 
@@ -202,10 +203,12 @@ def test_view_of_a_transposed_tensor_raises_and_reshape_copies(engine, rows, col
 def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
     """Elements of an expanded tensor e = x.expand(2, ...) share memory with x (which requires no
     grad): the in-place ops that check for overlap refuse e, in no_grad too, while zero_(),
-    fill_() and index assignment write through to x (e[0, ...] = 7.0 changes both rows)."""
+    fill_() and index assignment write through to x (e[0, ...] = 7.0 changes both rows). x starts
+    at 3.0, a value none of the writes leaves, so that each write shows in x."""
     sizes = (2,) + shape
     script = Script(engine)
-    script.run(f"x = torch.zeros({shape})", f"e = x.expand({sizes})")
+    script.run(f"x = {tensor_literal(np.full(shape, BASE_VALUE), 'float32')}",
+               f"e = x.expand({sizes})")
     code, written = OVERLAP_CHANGES[change]
     code = code.format(index=(0,) * len(sizes), sizes=sizes)
     block = "with torch.no_grad():\n    " + code if under_no_grad else code
@@ -213,9 +216,8 @@ def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
         script.raises(block, OVERLAP_MESSAGE)
     else:
         script.run(block)
-        expected = np.full(shape, 2.0 if change == "fill_" else 0.0)   # an array, 0-d ones too
-        if change == "index assignment":
-            expected.flat[0] = 7.0
+        expected = np.full(shape, BASE_VALUE if change == "index assignment" else written)
+        expected.flat[:1] = written     # an array, 0-d ones too: the first element is written
         script.check_close("x", expected, dtype="float32", oracle=f"x after e.{code}")
         script.check_close("e", np.broadcast_to(expected, sizes), dtype="float32",
                            oracle=f"e after e.{code}")

@@ -227,17 +227,27 @@ def test_tangents_end_with_their_level_without_being_visited():
 
 
 def test_arguments_it_cannot_honour_are_refused_not_ignored():
-    """A device other than the CPU and a hessian's outer Jacobian strategy other than reverse mode
-    raise; the engine never pretends to have done what it was asked."""
-    for make in (lambda: ag.tensor([1.0], device="cuda"), lambda: ag.zeros(2, device="meta"),
-                 lambda: ag.nn.Linear(2, 3, device="cuda")):
-        with pytest.raises(RuntimeError, match="only the device 'cpu'"):
+    """A device other than the CPU (for a factory, the CPU or meta) and a hessian's outer Jacobian
+    strategy other than reverse mode raise; the engine never pretends to have done what it was
+    asked."""
+    for make in (lambda: ag.tensor([1.0], device="cuda"), lambda: ag.zeros(2, device="cuda:0"),
+                 lambda: ag.nn.Linear(2, 3, device="meta")):
+        with pytest.raises(RuntimeError, match="only the device"):
             make()
     assert ag.ones(2, device="cpu").shape == (2,)
     x = ag.tensor([1.0, 2.0])
     with pytest.raises(NotImplementedError, match="reverse mode only"):
         ag.autograd.functional.hessian(lambda t: (t * t).sum(), x,
                                        outer_jacobian_strategy="forward-mode")
+
+
+def test_a_meta_tensor_has_a_shape_and_a_dtype_and_no_values():
+    """A factory's tensor on the meta device knows its shape, dtype and device, and refuses to be
+    computed with rather than compute with made-up values."""
+    meta = ag.zeros(2, 3, dtype=ag.float64, device="meta")
+    assert (meta.shape, meta.dtype, meta.device) == ((2, 3), ag.float64, "meta")
+    with pytest.raises(NotImplementedError, match="meta device"):
+        meta * 2
 
 
 def test_a_recorded_write_through_an_expanded_view_is_refused_not_guessed():

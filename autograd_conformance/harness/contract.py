@@ -43,6 +43,8 @@ CAPABILITIES = {
     "grad_layout": "strided tensors (stride(), is_contiguous(); transpose, expand and narrow "
                    "results kept by detach()) and the layout of .grad",
     "grad_assignment": "assigning a tensor to a leaf's .grad",
+    "meta_device": "factories' device='meta': tensors with a shape and a dtype but no values, on "
+                   "torch's meta device",
     "grad_dtype": "Tensor.grad_dtype: the dtype a leaf's .grad takes, settable",
     "post_accumulate_hooks": "Tensor.register_post_accumulate_grad_hook",
     "node_hooks": "grad_fn.register_hook and grad_fn.register_prehook (hooks on graph nodes)",
@@ -68,7 +70,8 @@ CAPABILITIES = {
                   "manual_seed and rand for the random draws its recomputation replays",
     "threads": "autograd used from several Python threads at once: per-thread grad mode and "
                "saved-tensor hooks, concurrent backward and autograd.grad",
-    "max_min": "max, min, amax, amin, full and per-dim, with torch's tie rules",
+    "max_min": "max, min, amax, amin, full and per-dim, and median of every element, with "
+               "torch's tie rules",
 }
 
 # Names an adapter must have for the harness to run anything at all. The `requires_grad` flag
@@ -197,6 +200,7 @@ CONTRACT_NAMES = {
                 "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "Tensor.sqrt"),
     "grad_layout": ("Tensor.stride", "Tensor.is_contiguous", "Tensor.expand", "Tensor.narrow"),
     "grad_assignment": ("Tensor.grad",),
+    "meta_device": ("zeros(device=)",),
     "grad_dtype": ("Tensor.grad_dtype",),
     "post_accumulate_hooks": ("Tensor.register_post_accumulate_grad_hook",),
     "node_hooks": ("grad_fn.register_hook", "grad_fn.register_prehook"),
@@ -217,7 +221,8 @@ CONTRACT_NAMES = {
     "checkpoint": ("utils.checkpoint.checkpoint", "utils.checkpoint.checkpoint(use_reentrant=)",
                    "manual_seed", "rand", "rand(dtype=)"),
     "threads": (),
-    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.__int__",
+    "max_min": ("Tensor.max", "Tensor.min", "Tensor.amax", "Tensor.amin", "Tensor.median",
+                "Tensor.__int__",
                 "Tensor.max(dim=)", "Tensor.max(keepdim=)", "Tensor.min(dim=)",
                 "Tensor.min(keepdim=)", "Tensor.amax(dim=)", "Tensor.amax(keepdim=)",
                 "Tensor.amin(dim=)", "Tensor.amin(keepdim=)"),

@@ -36,6 +36,13 @@ def _root_grads(outputs, grad_outputs, as_tensors):
             raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(out, GradientEdge):  # GRAD-13: its gradient as given, to start from its node
+            if g is None:
+                raise NotImplementedError("reference: an output given as a GradientEdge needs its "
+                                          "gradient in grad_outputs (the edge keeps no shape to "
+                                          "make one like)")
+            grads.append(g if as_tensors else g._array)
+            continue
         if g is None and not out._requires_grad:  # no gradient to imply: `_root_edges` refuses the root (JAC-18)
             grads.append(None)
             continue
@@ -72,10 +79,13 @@ def _check_complex_iff(i, g, out):
 def _root_edges(outputs):
     """Where each output's gradient starts: its grad_fn (at the output's number), or for a leaf its
     AccumulateGrad, which saves nothing, so backward on a leaf fills its own .grad and can be
-    repeated (REQ-13). An output that does not require grad raises, naming its index (REQ-10,
-    REQ-11, MSG-3)."""
+    repeated (REQ-13); for a GradientEdge, the edge itself (GRAD-13). An output that does not
+    require grad raises, naming its index (REQ-10, REQ-11, MSG-3)."""
     edges = []
     for i, out in enumerate(outputs):
+        if isinstance(out, GradientEdge):
+            edges.append(tuple(out))
+            continue
         if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         edges.append(edge(out))

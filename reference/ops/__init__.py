@@ -11,7 +11,7 @@ op computes in torch's dtype (VAL-2), with torch running the same program (VAL-3
 - `arithmetic.py`  + - * / ** and negation
 - `elementwise.py` exp, log, tanh, sigmoid, relu, sqrt, abs, sgn, comparisons
 - `reductions.py`  sum, mean, mse_loss, argmax
-- `extrema.py`     max, min, amax, amin, with torch's tie rules
+- `extrema.py`     max, min, amax, amin, median, with torch's tie rules
 - `views.py`       reshape/view, unsqueeze, squeeze, expand, transpose, t
 - `indexing.py`    a[key], select, narrow, split, chunk, unbind
 - `linalg.py`      matmul, addmm, linear
@@ -25,7 +25,7 @@ from .arithmetic import add, div, mul, neg, pow, rdiv, rpow, rsub, sub
 from .complex_numbers import complex, conj, imag, real
 from .copies import clone, contiguous, to
 from .elementwise import abs, compare, exp, log, relu, sgn, sigmoid, sqrt, tanh
-from .extrema import amax, amin, max, min
+from .extrema import amax, amin, max, median, min
 from .indexing import chunk, index, narrow, select, split, unbind
 from .inplace import add_, copy_, div_, fill_, index_put, mul_, sub_
 from .linalg import linear, matmul
@@ -35,8 +35,8 @@ from .views import expand, flatten, permute_reversed, reshape, squeeze, t, trans
 __all__ = [
     "abs", "add", "add_", "amax", "amin", "argmax", "chunk", "clone", "compare", "complex", "conj",
     "contiguous", "copy_", "div", "div_", "exp", "expand", "fill_", "flatten", "imag", "index",
-    "index_put", "linear", "log", "matmul", "max", "mean", "min", "mse_loss", "mul", "mul_", "narrow",
-    "neg", "permute_reversed", "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub", "select",
-    "sgn", "sigmoid", "split", "sqrt", "squeeze", "sub", "sub_",
+    "index_put", "linear", "log", "matmul", "max", "mean", "median", "min", "mse_loss", "mul", "mul_",
+    "narrow", "neg", "permute_reversed", "pow", "rdiv", "real", "relu", "reshape", "rpow", "rsub",
+    "select", "sgn", "sigmoid", "split", "sqrt", "squeeze", "sub", "sub_",
     "sum", "t", "tanh", "to", "transpose", "unbind", "unsqueeze", "view",
 ]

@@ -160,8 +160,11 @@ def conj(x):
 
 
 def expand_to(grad, shape):
-    """The gradient broadcast to shape, without copying (SumBackward, MeanBackward)."""
-    return grad.expand(shape) if isinstance(grad, Tensor) else np.broadcast_to(grad, shape)
+    """The gradient broadcast to shape, without copying (SumBackward, MeanBackward): of an array
+    already of that shape a new view, writable as torch's is, so that a leaf may keep it (ACC-14)."""
+    if isinstance(grad, Tensor):
+        return grad.expand(shape)
+    return grad.view() if grad.shape == tuple(shape) else np.broadcast_to(grad, shape)
 
 
 def scatter_add(grad, shape, key):

@@ -1,11 +1,13 @@
-"""max, min, amax and amin: reductions to each slice's extreme value, with torch's tie rules.
+"""max, min, amax, amin and median: reductions to each slice's extreme (or middle) value, with
+torch's tie rules.
 
 An extreme has no derivative where it is tied (two entries or more equal to it); torch documents
-which subgradient it takes there, and so do these nodes: amax, amin, and max() and min() of every
-element, divide each slice's gradient evenly among its tied entries (OP-9, OP-10); max(dim) and
-min(dim) return the index of the first extreme of each slice and send it the whole gradient
-(OP-11). The nodes save tensors (the input and the result, or the indices), so a second backward
-without retain_graph raises (RETAIN-1). Forward mode follows the same rules on the tangent (`jvp`).
+which subgradient it takes there, and so do these nodes: amax, amin, and max(), min() and median()
+of every element, divide each slice's gradient evenly among its tied entries (OP-9, OP-10,
+OP-12); max(dim) and min(dim) return the index of the first extreme of each slice and send it the
+whole gradient (OP-11). The nodes save tensors (the input and the result, or the indices), so a
+second backward without retain_graph raises (RETAIN-1). Forward mode follows the same rules on the
+tangent (`jvp`).
 """
 import collections
 
@@ -119,6 +121,26 @@ def min(a, dim=None, keepdim=False):  # torch's name
     if dim is None:
         return _spread(a, None, keepdim, np.min, MinBackward1)
     return _along(a, dim, keepdim, np.argmin, MinBackward0)
+
+
+def median(a, dim=None):
+    """median() of every element (MedianBackward0): the lower median, the ((n - 1) // 2)-th smallest
+    of n entries counting from 0, its gradient divided evenly among the entries equal to it, as a
+    tied amax's is (OP-12). The reference has no median along a dim."""
+    if dim is not None:
+        raise NotImplementedError("reference: median along a dim is not implemented")
+    return _spread(a, None, False, _lower_median, MedianBackward0)
+
+
+def _lower_median(x, axis, keepdims):
+    """The lower median of all of x's entries (`_spread`'s pick, which asks for every element)."""
+    return np.sort(x, axis=None)[(x.size - 1) // 2]
+
+
+class MedianBackward0(_EvenSplit):
+    """d median() of every element: a tie's gradient split evenly (OP-12)."""
+
+    __slots__ = ()
 
 
 def _along(a, dim, keepdim, arg, node_class):

@@ -162,10 +162,16 @@ def squeeze(a, dim=None):
 
 
 class SqueezeBackward0(ViewBackward0):
+    """d(squeeze a): as a reshape's, except that a squeeze that dropped no dim passes the gradient
+    on as it is, as torch's does (so a leaf copies it rather than keeping a view: ACC-14)."""
+
     __slots__ = ()
 
+    def backward(self, grad):
+        return (grad,) if grad.shape == self.shape else super().backward(grad)
 
-class SqueezeBackward1(ViewBackward0):
+
+class SqueezeBackward1(SqueezeBackward0):
     __slots__ = ()
 
 

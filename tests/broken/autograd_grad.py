@@ -360,6 +360,26 @@ def reference_gradient_edge_one_node_down():
     _reference.replace(autograd_graph, "get_gradient_edge", _one_down)
 
 
+@mutant("GRAD-13")
+def reference_gradient_edge_outputs_dropped():
+    """autograd.grad takes the gradient edges among its outputs for tensors that need no
+    gradient: it leaves them out, with their grad_outputs, and returns the gradients of the
+    tensors alone (raising where only edges were given)."""
+    def _without_edges(grad):
+        def grad_of_tensors(outputs, inputs, grad_outputs=None, **kwargs):
+            if isinstance(outputs, (list, tuple)) and not isinstance(outputs,
+                                                                     autograd_graph.GradientEdge):
+                kept = [k for k, out in enumerate(outputs)
+                        if not isinstance(out, autograd_graph.GradientEdge)]
+                outputs = [outputs[k] for k in kept]
+                if grad_outputs is not None:
+                    grad_outputs = [grad_outputs[k] for k in kept]
+            return grad(outputs, inputs, grad_outputs, **kwargs)
+        return grad_of_tensors
+
+    _reference.replace(gradients, "grad", _without_edges)
+
+
 @mutant("HO-6")
 def reference_mul_gradient_mentions_its_operand():
     """Under create_graph, a * b's gradient for each operand is recorded with that operand in it,

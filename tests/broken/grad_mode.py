@@ -249,6 +249,34 @@ def reference_generator_closes_outside_its_mode():
     grad_mode._Mode._generator_in_mode = _in_mode_until_closed
 
 
+@mutant("MODE-16")
+def reference_generator_throw_stops_at_the_wrapper():
+    """A decorated generator passes next(), send() and close() on to its body in its mode, but
+    throw() raises at the decorator's own yield: the exception never reaches the body, which
+    cannot catch it, and comes back out to the caller."""
+    def _sends_only(self, func):
+        @functools.wraps(func)
+        def resume_in_mode(*args, **kwargs):
+            with self._fresh():
+                generator = func(*args, **kwargs)
+            sent = None
+            while True:
+                try:
+                    with self._fresh():
+                        produced = generator.send(sent)
+                except StopIteration as stop:
+                    return stop.value
+                try:
+                    sent = yield produced
+                except GeneratorExit:
+                    with self._fresh():
+                        generator.close()
+                    raise
+        return resume_in_mode
+
+    grad_mode._Mode._generator_in_mode = _sends_only
+
+
 @mutant("MODE-13")
 def reference_inference_tensors_count_versions():
     """Outside inference_mode an inference tensor's _version reads as a count instead of

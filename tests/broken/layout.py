@@ -92,6 +92,22 @@ def reference_first_grad_not_copied():
     _reference.replace(graph, "accumulate_into", _stolen)
 
 
+@mutant("ACC-5")
+def reference_first_grad_kept_whatever_its_layout():
+    """A leaf keeps a view of the caller's gradient as its first .grad without checking the view's
+    layout: through a transpose the view of g, its elements out of reading order, is kept too,
+    so a later pass adds into g."""
+    _reference.replace(layout, "laid_out_as", lambda laid_out_as: lambda array, target: True)
+
+
+@mutant("ACC-14")
+def reference_first_grad_always_copied():
+    """A leaf's first .grad is always a copy of what arrived, as the autograd page promises, also
+    where torch 2.13 keeps the view of g that reshaping views made: a later pass leaves g as it
+    was."""
+    graph._kept_as_it_arrived = lambda grad, first: False
+
+
 @mutant("ACC-12")
 def reference_grad_assignment_checks_shape_only():
     """Assigning .grad checks the shape only: a tensor of another dtype, or the tensor itself, is
@@ -102,6 +118,21 @@ def reference_grad_assignment_checks_shape_only():
                                f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                                f"the same size")
         self._grad = value
+
+    Tensor.grad = Tensor.grad.setter(_set_grad)
+
+
+@mutant("ACC-12")
+def reference_grad_assignment_ignores_the_device():
+    """Assigning .grad checks type, shape and dtype but not the device: a tensor on the meta
+    device becomes a CPU leaf's .grad."""
+    check_and_set = Tensor.grad.fset
+
+    def _set_grad(self, value):
+        if value is not None and value.device != self.device:
+            self._grad = value
+        else:
+            check_and_set(self, value)
 
     Tensor.grad = Tensor.grad.setter(_set_grad)
 

@@ -227,7 +227,7 @@ def torch_exp_vjp_missing():
     return {"exp": exp}
 
 
-# ----- max, min, amax, amin: the tie rules (OP-9 .. OP-11); right wherever no slice is tied ------
+# ----- max, min, amax, amin, median: the tie rules (OP-9 .. OP-12); right where none is tied ---
 def _to_first_tied(self, grad):
     """A backward for the reference's even-split nodes that gives each slice's gradient wholly to
     its first entry equal to the extreme (in flat order for every element), as max(dim) does."""
@@ -254,6 +254,13 @@ def reference_full_max_tie_to_first_entry():
     order), the rule of max(dim), instead of splitting it evenly as amax does."""
     extrema.MaxBackward1.backward = _to_first_tied
     extrema.MinBackward1.backward = _to_first_tied
+
+
+@mutant("OP-12")
+def reference_median_tie_to_first_entry():
+    """median() of every element gives a tie's whole gradient to the first entry equal to the
+    median (in flat order), instead of splitting it evenly as amax does."""
+    extrema.MedianBackward0.backward = _to_first_tied
 
 
 @mutant("OP-11")

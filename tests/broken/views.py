@@ -238,6 +238,21 @@ def reference_expanded_views_refuse_every_write():
     _reference.replace(inplace, "_check_inplace", _always)
 
 
+@mutant("VIEW-15")
+def reference_expanded_views_zeroed_in_a_copy():
+    """zero_() on an expanded view zeros a copy of its elements: the view and its base keep their
+    values (what VIEW-15's test missed while its base started at zeros)."""
+    def _zeroing_a_copy(fill_):
+        def fill(a, value):
+            if value == 0 and a._view is not None and a._view.overlaps():
+                a._bump_version()
+                return a
+            return fill_(a, value)
+        return fill
+
+    _reference.replace(inplace, "fill_", _zeroing_a_copy)
+
+
 @mutant("VIEW-16")
 def reference_detach_base_detaches_views():
     """detach_() counts as a change of the base's storage, and a view that follows its base takes
