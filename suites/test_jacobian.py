@@ -17,6 +17,7 @@ from autograd_conformance.harness.strategies import (computed_output, cotangents
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 ONE_ELEMENT_SHAPES = [(), (1,), (1, 1), (1, 1, 1)]
 
 
@@ -29,6 +30,7 @@ def _tensor(program, array) -> str:
 
 
 @behaviour("JAC-1")
+@control("test_jacobian.py::test_backward_with_gradient_is_the_vjp")
 @given(data=st.data())
 def test_backward_without_gradient_on_non_scalar_raises(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
@@ -309,6 +311,7 @@ def _wrong_shapes(shape):
 
 
 @behaviour("JAC-11")
+@control("test_jacobian.py::test_backward_with_gradient_is_the_vjp")
 @given(data=st.data())
 def test_gradient_of_the_wrong_shape_raises(engine, data):
     """backward(gradient) with a gradient whose shape differs from the output's raises
