@@ -20,6 +20,7 @@ from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 NO_USE_REENTRANT_WARNING = "the use_reentrant parameter should be passed explicitly"
 REENTRANT_GRAD_MESSAGE = (
@@ -244,6 +245,7 @@ def reentrant_with_inputs(draw, engine) -> tuple[Program, tuple[str, ...], list[
 
 
 @behaviour("CKPT-6")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_autograd_grad")
 @needs("checkpoint", "autograd_grad")
 @given(data=st.data())
 def test_reentrant_checkpoint_refuses_autograd_grad(engine, data):
@@ -255,6 +257,7 @@ def test_reentrant_checkpoint_refuses_autograd_grad(engine, data):
 
 
 @behaviour("CKPT-6")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_backward_inputs")
 @needs("checkpoint", "backward_inputs")
 @given(data=st.data())
 def test_reentrant_checkpoint_refuses_backward_inputs(engine, data):
@@ -266,6 +269,7 @@ def test_reentrant_checkpoint_refuses_backward_inputs(engine, data):
 
 
 @behaviour("CKPT-7")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_autograd_grad")
 @needs("checkpoint", "autograd_grad", "messages")
 @given(data=st.data())
 def test_reentrant_checkpoint_refusal_message(engine, data):
