@@ -18,10 +18,17 @@ from autograd_conformance.harness.script import ControlWithoutCheck, Script
 SUITES = sorted(suites.SUITES_DIR.glob("test_*.py"))
 
 
-def _calls(function: ast.FunctionDef, method: str) -> bool:
-    """Whether `function` calls a method named `method` (`script.raises(...)`)."""
-    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-               and node.func.attr == method for node in ast.walk(function))
+def _calls(node: ast.AST, method: str) -> bool:
+    """Whether `node` is or holds a call of a method named `method` (`script.raises(...)`)."""
+    return any(isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+               and inner.func.attr == method for inner in ast.walk(node))
+
+
+def _runs_a_control(function: ast.FunctionDef) -> bool:
+    """Whether `function` has a `with script.control():` block."""
+    return any(isinstance(node, ast.With) and any(_calls(item.context_expr, "control")
+                                                  for item in node.items)
+               for node in ast.walk(function))
 
 
 def _reached(function: ast.FunctionDef, functions: dict) -> list[ast.FunctionDef]:
@@ -37,18 +44,18 @@ def _reached(function: ast.FunctionDef, functions: dict) -> list[ast.FunctionDef
     return found
 
 
-def _tests_of(tree: ast.Module, marks) -> list[tuple]:
+def _tests_of(tree: ast.Module, marks: dict) -> list[tuple]:
     """(test name, whether it expects an error, whether it runs a control, the test its `control`
-    marker names or None) for every test function of a module's `tree`; `marks(name)`: the
-    function's pytest marks."""
+    marker names or None) for every test function of a module's `tree`; `marks`: the pytest marks
+    of its functions, by name."""
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     found = []
     for name, function in functions.items():
         if name.startswith("test_"):
             reached = _reached(function, functions)
-            named = [mark.args[0] for mark in marks(name) if mark.name == "control"]
+            named = [mark.args[0] for mark in marks.get(name, []) if mark.name == "control"]
             found.append((name, any(_calls(f, "raises") for f in reached),
-                          any(_calls(f, "control") for f in reached), named[0] if named else None))
+                          any(_runs_a_control(f) for f in reached), named[0] if named else None))
     return found
 
 
@@ -57,12 +64,13 @@ def _suite_tests():
     for path in SUITES:
         module = importlib.import_module(f"autograd_conformance.suites.{path.stem}")
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for name, *found in _tests_of(tree, lambda name: getattr(getattr(module, name),
-                                                                 "pytestmark", [])):
+        marks = {name: getattr(value, "pytestmark", []) for name, value in vars(module).items()}
+        for name, *found in _tests_of(tree, marks):
             yield (f"{path.name}::{name}", *found)
 
 
 def _uncontrolled(tests) -> list[str]:
+    """The tests that expect an error with no control of their own and name none."""
     return [name for name, refuses, controlled, named in tests
             if refuses and not controlled and named is None]
 
@@ -96,16 +104,15 @@ def test_the_scan_finds_a_refusal_without_a_control():
                "    _refuse(Script(engine))\n")
     controlled = refusal.replace("    script.raises", "    with script.control():\n"
                                  "        script.check('True', 'ran')\n    script.raises")
-    named = [pytest.mark.control("test_file.py::test_other").mark]
-    assert _uncontrolled(_tests_of(ast.parse(refusal), lambda name: [])) == ["test_refuses"]
-    assert _uncontrolled(_tests_of(ast.parse(controlled), lambda name: [])) == []
-    assert _uncontrolled(_tests_of(ast.parse(refusal), lambda name: named)) == []
+    named = {"test_refuses": [pytest.mark.control("test_file.py::test_other").mark]}
+    assert _uncontrolled(_tests_of(ast.parse(refusal), {})) == ["test_refuses"]
+    assert _uncontrolled(_tests_of(ast.parse(controlled), {})) == []
+    assert _uncontrolled(_tests_of(ast.parse(refusal), named)) == []
 
 
 def test_a_control_that_checks_nothing_fails():
     script = Script(load_engine("torch"))
-    with pytest.raises(ControlWithoutCheck):
-        with script.control():
-            script.run("x = torch.ones(2, requires_grad=True)", "(x * 2).sum().backward()")
+    with pytest.raises(ControlWithoutCheck), script.control():
+        script.run("x = torch.ones(2, requires_grad=True)", "(x * 2).sum().backward()")
     with script.control():
         script.check_equal("x.grad.tolist()", [2.0, 2.0])
