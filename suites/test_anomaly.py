@@ -18,6 +18,7 @@ from autograd_conformance.harness.strategies import float_dtypes, programs, shap
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = [needs("anomaly"),
               pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled:UserWarning"),
               pytest.mark.filterwarnings("ignore:Error detected in:UserWarning")]
@@ -46,6 +47,9 @@ def _mode(how: str, check_nan: bool = True) -> str:
 
 
 modes = st.sampled_from(["detect_anomaly", "set_detect_anomaly"])
+SLOPES_AT_1 = {  # op'(1) of the ops whose saved result the version hint's test changes
+    "exp": np.e, "tanh": 1 - np.tanh(1.0) ** 2,
+    "sigmoid": 1 / (1 + np.exp(-1.0)) * (1 - 1 / (1 + np.exp(-1.0)))}
 
 
 def _in_block(header: str, lines) -> list[str]:
@@ -104,11 +108,12 @@ def test_singular_points_give_inf_and_nan_and_anomaly_mode_flags_the_nan(engine,
                  f"sqrt'(0) is not inf: x.grad at the zeros {zeros} is not inf", show=("x.grad",))
     script.check_close(f"values(x.grad).reshape(-1)[{others}]", 0.5 / np.sqrt(x[others]),
                        dtype=dtype, oracle="0.5 / sqrt(x) where x > 0")
-    script.run("x.grad = None", "(x.sqrt() * 0).sum().backward()")
-    script.check(f"np.isnan(values(x.grad).reshape(-1)[{zeros}]).all() and "
-                 f"(values(x.grad).reshape(-1)[{others}] == 0).all()",
-                 f"0 * sqrt'(x) is not NaN at the zeros {zeros} and 0 elsewhere: x.grad is "
-                 "{x.grad}")
+    with script.control():
+        script.run("x.grad = None", "(x.sqrt() * 0).sum().backward()")
+        script.check(f"np.isnan(values(x.grad).reshape(-1)[{zeros}]).all() and "
+                     f"(values(x.grad).reshape(-1)[{others}] == 0).all()",
+                     f"0 * sqrt'(x) is not NaN at the zeros {zeros} and 0 elsewhere: x.grad is "
+                     "{x.grad}")
     script.run("x.grad = None", "with torch.autograd.detect_anomaly():",
                "    x.sqrt().sum().backward()")
     script.check(f"np.isposinf(values(x.grad).reshape(-1)[{zeros}]).all()",
@@ -124,8 +129,10 @@ def test_the_fact_sheet_example(engine):
     script = Script(engine)
     script.run("x = torch.tensor([0.0, 4.0], requires_grad=True)", "x.sqrt().sum().backward()")
     script.check("values(x.grad).tolist() == [float('inf'), 0.25]", "sqrt's gradient is {x.grad}")
-    script.run("x2 = torch.tensor([0.0], requires_grad=True)", "(x2.sqrt() * 0).sum().backward()")
-    script.check("np.isnan(values(x2.grad)).all()", "0 * sqrt(x)'s gradient at 0 is {x2.grad}")
+    with script.control():
+        script.run("x2 = torch.tensor([0.0], requires_grad=True)",
+                   "(x2.sqrt() * 0).sum().backward()")
+        script.check("np.isnan(values(x2.grad)).all()", "0 * sqrt(x)'s gradient at 0 is {x2.grad}")
     script.run("x2.grad = None")
     script.raises("with torch.autograd.detect_anomaly():\n    (x2.sqrt() * 0).sum().backward()")
 
@@ -188,14 +195,16 @@ def test_a_nan_gradient_raises_exactly_when_check_nan_is_on(engine, data, how, c
     if check_nan:
         script.raises(backward)
     else:
-        script.run(backward)
-        script.check(f"all(np.array_equal(to_numpy(t.grad), p, equal_nan=True) "
-                     f"for t, p in zip([{', '.join(leaves)}], plain))",
-                     "with check_nan=False the mode changed the gradients",
-                     show=(f"[t.grad for t in [{', '.join(leaves)}]]", "plain"))
+        with script.control():
+            script.run(backward)
+            script.check(f"all(np.array_equal(to_numpy(t.grad), p, equal_nan=True) "
+                         f"for t, p in zip([{', '.join(leaves)}], plain))",
+                         "with check_nan=False the mode changed the gradients",
+                         show=(f"[t.grad for t in [{', '.join(leaves)}]]", "plain"))
 
 
 @behaviour("ANOM-3")
+@control("test_anomaly.py::test_a_nan_gradient_raises_exactly_when_check_nan_is_on")
 @needs("messages", "grad_fn_names")
 @given(data=st.data(), how=modes)
 def test_the_nan_error_names_the_node_and_the_output(engine, data, how):
@@ -254,9 +263,15 @@ def test_detect_anomaly_warns_that_it_is_slow(engine, check_nan):
 def test_the_version_error_hint_points_at_the_warning(engine, shape, how, op, change,
                                                       recorded_inside):
     """y = op(x) saves y; changing y in place makes backward raise the version error, whose hint
-    under the mode points at the traceback above (the graph recorded inside the mode or not)."""
-    forward = [f"x = torch.ones({shape}, requires_grad=True)", f"y = torch.{op}(x)", change]
+    under the mode points at the traceback above (the graph recorded inside the mode or not).
+    Unchanged, y gives x the gradient op'(1)."""
+    forward = [f"x = torch.ones({shape}, requires_grad=True)", f"y = torch.{op}(x)"]
+    backward = "\n".join(_in_block(f"with {_mode(how)}", ["y.sum().backward()"]))
     script = Script(engine)
+    with script.control():
+        script.run(*forward, backward)
+        script.check_close("x.grad", np.full(shape, SLOPES_AT_1[op]), dtype="float32",
+                           oracle=f"{op}'(1)")
+    forward.append(change)
     script.run(*(_in_block(f"with {_mode(how)}", forward) if recorded_inside else forward))
-    script.raises("\n".join(_in_block(f"with {_mode(how)}", ["y.sum().backward()"])),
-                  ANOMALY_HINT)
+    script.raises(backward, ANOMALY_HINT)

@@ -26,6 +26,7 @@ from autograd_conformance.harness.strategies import (
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 
 
 def _names(leaves) -> str:
@@ -115,10 +116,11 @@ def test_unused_inputs_raise_unless_allowed(engine, data):
     allow_unused=True its gradient is None and the others are unchanged."""
     script, program, leaves, inputs, expected = _with_an_unused_input(engine, data)
     script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True)")
-    script.run(f"grads = torch.autograd.grad(out, {inputs}, allow_unused=True)")
-    script.check("grads[-1] is None",
-                 "allow_unused=True gave {grads[-1]!r} for the unused input")
-    _check_returned(script, program, leaves, expected)
+    with script.control():
+        script.run(f"grads = torch.autograd.grad(out, {inputs}, allow_unused=True)")
+        script.check("grads[-1] is None",
+                     "allow_unused=True gave {grads[-1]!r} for the unused input")
+        _check_returned(script, program, leaves, expected)
 
 
 @behaviour("GRAD-2")
@@ -130,9 +132,10 @@ def test_materialize_grads_gives_zeros_for_unused_inputs(engine, data, allow):
     script, program, leaves, inputs, expected = _with_an_unused_input(engine, data)
     script.raises(f"torch.autograd.grad(out, {inputs}, retain_graph=True, allow_unused=False, "
                   "materialize_grads=True)", error="ValueError")
-    script.run(f"grads = torch.autograd.grad(out, {inputs}, materialize_grads=True{allow})")
-    script.check_close("grads[-1]", np.zeros(2), dtype=program.dtype, oracle="zeros")
-    _check_returned(script, program, leaves, expected)
+    with script.control():
+        script.run(f"grads = torch.autograd.grad(out, {inputs}, materialize_grads=True{allow})")
+        script.check_close("grads[-1]", np.zeros(2), dtype=program.dtype, oracle="zeros")
+        _check_returned(script, program, leaves, expected)
 
 
 @behaviour("GRAD-3")
@@ -185,36 +188,40 @@ def test_autograd_grad_of_a_non_scalar_needs_grad_outputs(engine, data):
     script = Script(engine)
     script.build(program)
     script.raises(f"torch.autograd.grad(out, {_names(leaves)}, retain_graph=True)")
-    script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
-               f"grads = torch.autograd.grad(out, {_names(leaves)}, grad_outputs=v)")
-    _check_returned(script, program, leaves, expected, oracle="analytic v^T J")
+    with script.control():
+        script.run(f"v = torch.tensor({literal(v)}, dtype=torch.{program.dtype})",
+                   f"grads = torch.autograd.grad(out, {_names(leaves)}, grad_outputs=v)")
+        _check_returned(script, program, leaves, expected, oracle="analytic v^T J")
 
 
 @behaviour("RETAIN-2")
 @needs("autograd_grad")
-@given(data=st.data(), retain=st.booleans())
-def test_autograd_grad_frees_the_graph_too(engine, data, retain):
+@given(data=st.data())
+def test_autograd_grad_frees_the_graph_too(engine, data):
     """autograd.grad frees saved tensors like backward: a second call raises unless the first
     passed retain_graph=True, and then gives the same result."""
     program = data.draw(programs(engine, saves_tensors=True), label="program")
     leaves = program.grad_leaves()
     magnitude = analytic_grads(program).magnitude   # the scale of their rounding differences
-    event(f"retain_graph={retain}")
     script = Script(engine)
-    script.build(program)
-    script.run(f"first = torch.autograd.grad(out, {_names(leaves)}, retain_graph={retain})")
-    if retain:
-        script.run(f"second = torch.autograd.grad(out, {_names(leaves)})")
-        for index, leaf in enumerate(leaves):
-            script.check(f"first[{index}] is not None",
-                         f"the first autograd.grad gave None for {leaf.name}")
-            script.check_agrees(f"second[{index}]", f"first[{index}]", dtype=program.dtype,
-                                oracle="the first call", magnitude=magnitude)
-    else:
-        script.raises(f"torch.autograd.grad(out, {_names(leaves)})")
+    for retain in (True, False):
+        script.build(program)
+        script.run(f"first = torch.autograd.grad(out, {_names(leaves)}, retain_graph={retain})")
+        if retain:
+            with script.control():
+                script.run(f"second = torch.autograd.grad(out, {_names(leaves)})")
+                for index, leaf in enumerate(leaves):
+                    script.check(f"first[{index}] is not None",
+                                 f"the first autograd.grad gave None for {leaf.name}")
+                    script.check_agrees(f"second[{index}]", f"first[{index}]",
+                                        dtype=program.dtype, oracle="the first call",
+                                        magnitude=magnitude)
+        else:
+            script.raises(f"torch.autograd.grad(out, {_names(leaves)})")
 
 
 @behaviour("REQ-12")
+@control("test_autograd_grad.py::test_autograd_grad_returns_gradients_without_touching_grad")
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_for_an_input_not_requiring_grad_raises(engine, data):
@@ -232,6 +239,7 @@ def test_autograd_grad_for_an_input_not_requiring_grad_raises(engine, data):
 
 
 @behaviour("GRAD-8")
+@control("test_autograd_grad.py::test_autograd_grad_returns_gradients_without_touching_grad")
 @needs("autograd_grad")
 @given(data=st.data())
 def test_autograd_grad_with_no_inputs_raises(engine, data):
@@ -310,11 +318,12 @@ def test_gradient_edges_stand_for_their_tensors(engine, data, materialize):
         script.run("z = torch.ones(2, requires_grad=True)")
         script.raises(f"torch.autograd.grad(out, [{', '.join(unused)}], materialize_grads=True, "
                       "retain_graph=True)")
-    script.run(f"grads = torch.autograd.grad(out, [{', '.join(inputs)}]"
-               f"{', materialize_grads=True' if materialize else ''})")
-    for index, name in enumerate(names):
-        script.check_close(f"grads[{index}]", expected[name], dtype=program.dtype,
-                           oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
+    with script.control():
+        script.run(f"grads = torch.autograd.grad(out, [{', '.join(inputs)}]"
+                   f"{', materialize_grads=True' if materialize else ''})")
+        for index, name in enumerate(names):
+            script.check_close(f"grads[{index}]", expected[name], dtype=program.dtype,
+                               oracle=f"analytic d out / d {name}", magnitude=expected.magnitude)
 
 
 def _hooked_node_and_its_ancestors(engine, data):
@@ -608,6 +617,7 @@ def test_gradient_edges_stand_for_their_tensors_among_outputs(engine, data):
 
 
 @behaviour("GRAD-10")
+@control("test_autograd_grad.py::test_autograd_grad_returns_gradients_without_touching_grad")
 @needs("autograd_grad", "messages")
 @given(data=st.data())
 def test_unused_input_message(engine, data):
@@ -626,6 +636,7 @@ def test_unused_input_message(engine, data):
 
 
 @behaviour("MISC-5")
+@control("test_autograd_grad.py::test_backward_inputs_accumulates_only_into_the_named_tensors")
 @needs("backward_inputs")
 @given(data=st.data(), inputs=st.sampled_from(["an empty list", "a leaf without grad"]))
 def test_backward_inputs_refuses_nothing_and_constants(engine, data, inputs):
@@ -732,10 +743,11 @@ def test_a_constant_gradient_is_not_differentiable(engine, shape, data, function
                  f"the gradient of {function} is a constant but requires grad "
                  "(grad_fn={g.grad_fn})")
     script.raises("torch.autograd.grad(g.sum(), x)")
-    script.run("w = c.clone().requires_grad_()",
-               "g_w, = torch.autograd.grad((x * w).sum(), x, create_graph=True)")
-    script.check("g_w.requires_grad", "the gradient w of sum(x * w) does not require grad, "
-                                      "although w does")
+    with script.control():
+        script.run("w = c.clone().requires_grad_()",
+                   "g_w, = torch.autograd.grad((x * w).sum(), x, create_graph=True)")
+        script.check("g_w.requires_grad", "the gradient w of sum(x * w) does not require grad, "
+                                          "although w does")
 
 
 # HO-6's functions linear in x, with a coefficient c that requires grad (away from 0) and a

@@ -21,6 +21,7 @@ from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 CHECKPOINT = "torch.utils.checkpoint.checkpoint"
 NO_USE_REENTRANT_WARNING = "the use_reentrant parameter should be passed explicitly"
 REENTRANT_GRAD_MESSAGE = (
@@ -245,6 +246,7 @@ def reentrant_with_inputs(draw, engine) -> tuple[Program, tuple[str, ...], list[
 
 
 @behaviour("CKPT-6")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_autograd_grad")
 @needs("checkpoint", "autograd_grad")
 @given(data=st.data())
 def test_reentrant_checkpoint_refuses_autograd_grad(engine, data):
@@ -256,6 +258,7 @@ def test_reentrant_checkpoint_refuses_autograd_grad(engine, data):
 
 
 @behaviour("CKPT-6")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_backward_inputs")
 @needs("checkpoint", "backward_inputs")
 @given(data=st.data())
 def test_reentrant_checkpoint_refuses_backward_inputs(engine, data):
@@ -267,6 +270,7 @@ def test_reentrant_checkpoint_refuses_backward_inputs(engine, data):
 
 
 @behaviour("CKPT-7")
+@control("test_checkpoint.py::test_non_reentrant_checkpoint_serves_autograd_grad")
 @needs("checkpoint", "autograd_grad", "messages")
 @given(data=st.data())
 def test_reentrant_checkpoint_refusal_message(engine, data):

@@ -33,6 +33,7 @@ from autograd_conformance.harness.strategies import (
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("custom_function")
 
 
@@ -216,27 +217,32 @@ def test_a_saved_tensor_modified_in_place_makes_backward_raise(engine, data, cha
     while backward from an untouched copy reads ctx.saved_tensors and gives 3 x^2."""
     dtype, x = _case(engine, data)
     script = Script(engine)
-    script.run(CUBE, _leaf("x", x, dtype), "h = x * 1.0", "y = Cube.apply(h)",
-               "Cube.apply(x * 1.0).sum().backward()")
-    script.check_close("x.grad", 3 * x * x, dtype=dtype, oracle="3 x^2 from the saved x")
+    script.run(CUBE, _leaf("x", x, dtype), "h = x * 1.0", "y = Cube.apply(h)")
+    with script.control():
+        script.run("Cube.apply(x * 1.0).sum().backward()")
+        script.check_close("x.grad", 3 * x * x, dtype=dtype, oracle="3 x^2 from the saved x")
     script.run(f"h.{change}")
     script.raises("y.sum().backward()")
 
 
 @behaviour("FN-6")
-@given(data=st.data(), retain=st.booleans())
-def test_backward_frees_what_ctx_saved(engine, data, retain):
+@given(data=st.data())
+def test_backward_frees_what_ctx_saved(engine, data):
     """A second backward through Cube raises unless the first kept the graph, when it adds the
     same gradient again."""
     dtype, x = _case(engine, data)
     script = Script(engine)
-    script.run(CUBE, _leaf("x", x, dtype), "y = Cube.apply(x).sum()",
-               f"y.backward(retain_graph={retain})")
-    if retain:
-        script.run("y.backward()")
-        script.check_close("x.grad", 2 * 3 * x * x, dtype=dtype, oracle="2 passes of 3 x^2")
-    else:
-        script.raises("y.backward()")
+    script.run(CUBE)
+    for retain in (True, False):
+        script.run(_leaf("x", x, dtype), "y = Cube.apply(x).sum()",
+                   f"y.backward(retain_graph={retain})")
+        if retain:
+            with script.control():
+                script.run("y.backward()")
+                script.check_close("x.grad", 2 * 3 * x * x, dtype=dtype,
+                                   oracle="2 passes of 3 x^2")
+        else:
+            script.raises("y.backward()")
 
 
 # Each argument's factor in Weighted's sum, distinct, so that a gradient handed to another
@@ -524,20 +530,30 @@ def test_none_gradients_leave_grad_none(engine, data, trailing, number, none_for
                        oracle="what backward returned")
 
 
+def _adding(gradients: str) -> str:
+    """Add: a + b, whose backward returns `gradients`."""
+    return ("class Add(torch.autograd.Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, a, b):\n"
+            "        return a + b\n"
+            "    @staticmethod\n"
+            "    def backward(ctx, g):\n"
+            f"        return {gradients}")
+
+
 @behaviour("FN-11")
 @given(data=st.data(), returned=st.sampled_from(["g", "g, g, g", "g, g, g * 0.0"]))
 def test_a_wrong_number_of_gradients_raises(engine, data, returned):
-    """For two arguments backward returns one gradient, or three whose last is not None."""
+    """For two arguments backward returns one gradient, or three whose last is not None; with
+    two, each argument gets its own."""
     dtype, x = _case(engine, data)
     script = Script(engine)
-    script.run("class Add(torch.autograd.Function):",
-               "    @staticmethod",
-               "    def forward(ctx, a, b):",
-               "        return a + b",
-               "    @staticmethod",
-               "    def backward(ctx, g):",
-               f"        return {returned}",
-               _leaf("a", x, dtype), _leaf("b", x, dtype))
+    with script.control():
+        script.run(_adding("g, g * 2.0"), _leaf("a", x, dtype), _leaf("b", x, dtype),
+                   "Add.apply(a, b).sum().backward()")
+        script.check_close("b.grad", np.full(x.shape, 2.0), dtype=dtype,
+                           oracle="what backward returned for b")
+    script.run(_adding(returned), _leaf("a", x, dtype), _leaf("b", x, dtype))
     script.raises("Add.apply(a, b).sum().backward()")
 
 
@@ -559,6 +575,10 @@ def test_a_gradient_of_an_incompatible_shape_raises(engine, data, extra):
     dtype, x = _case(engine, data, wide=True)
     shape = x.shape[:-1] + (x.shape[-1] + extra,)
     script = Script(engine)
+    with script.control():
+        script.run(_returning("g * 2.0"), _leaf("x", x, dtype), "Double.apply(x).sum().backward()")
+        script.check_close("x.grad", np.full(x.shape, 2.0), dtype=dtype,
+                           oracle="what backward returned")
     script.run(_returning(f"torch.ones({', '.join(map(str, shape))}, dtype=torch.{dtype})"),
                _leaf("x", x, dtype))
     script.raises("Double.apply(x).sum().backward()")
@@ -631,16 +651,18 @@ def test_mark_dirty_returns_the_modified_argument_as_the_function_s_output(engin
                f"before = [{', '.join(f'{h}._version' for h in names)}]",
                f"ys = DoubleInPlace.apply({', '.join(names)})",
                "ys = ys if isinstance(ys, tuple) else (ys,)")
-    for i, h in enumerate(names):
-        script.check(f"ys[{i}] is {h}",
-                     f"apply returned a new tensor, not the argument {h} it modified in place")
-        script.check(f"{h}._version > before[{i}]",
-                     f"{h}'s version did not go up: {{before[{i}]}} -> {{{h}._version}}")
-        script.check(f"{h}.grad_fn is not None and 'DoubleInPlace' in type({h}.grad_fn).__name__",
-                     f"{h}'s grad_fn is {{{h}.grad_fn}}, not DoubleInPlace's node")
-    script.run("sum(y.sum() for y in ys).backward()")
-    script.check_close("x.grad", np.full(x.shape, 2.0 * count), dtype=dtype,
-                       oracle="2 through the node per argument")
+    with script.control():
+        for i, h in enumerate(names):
+            script.check(f"ys[{i}] is {h}",
+                         f"apply returned a new tensor, not the argument {h} it modified in place")
+            script.check(f"{h}._version > before[{i}]",
+                         f"{h}'s version did not go up: {{before[{i}]}} -> {{{h}._version}}")
+            script.check(f"{h}.grad_fn is not None and "
+                         f"'DoubleInPlace' in type({h}.grad_fn).__name__",
+                         f"{h}'s grad_fn is {{{h}.grad_fn}}, not DoubleInPlace's node")
+        script.run("sum(y.sum() for y in ys).backward()")
+        script.check_close("x.grad", np.full(x.shape, 2.0 * count), dtype=dtype,
+                           oracle="2 through the node per argument")
     script.raises("DoubleInPlace.apply(x)")
 
 
@@ -670,10 +692,11 @@ def test_once_differentiable_cannot_be_differentiated_twice(engine, data):
     grad mode off; differentiating it again raises."""
     dtype, x = _case(engine, data)
     script = Script(engine)
-    script.run("seen = []", ONCE, _leaf("x", x, dtype),
-               "(g,) = torch.autograd.grad((OnceCube.apply(x) ** 2).sum(), [x], create_graph=True)")
-    script.check("seen == [False]", "once_differentiable ran backward with grad mode {seen}")
-    script.check_close("g", 6 * x ** 5, dtype=dtype, oracle="6 x^5")
+    with script.control():
+        script.run("seen = []", ONCE, _leaf("x", x, dtype), "(g,) = torch.autograd.grad("
+                   "(OnceCube.apply(x) ** 2).sum(), [x], create_graph=True)")
+        script.check("seen == [False]", "once_differentiable ran backward with grad mode {seen}")
+        script.check_close("g", 6 * x ** 5, dtype=dtype, oracle="6 x^5")
     script.raises("g.sum().backward()")
 
 
@@ -727,6 +750,7 @@ def test_a_function_applied_twice_follows_the_chain_rule(engine, data, uses):
 
 
 @behaviour("FN-20")
+@control("test_custom_function.py::test_a_function_written_from_an_op_gives_the_op_s_gradients")
 @needs("messages")
 @given(data=st.data())
 def test_messages_for_wrong_gradients(engine, data):
@@ -750,8 +774,10 @@ def test_messages_for_wrong_gradients(engine, data):
 def test_a_modified_saved_output_is_named_after_the_function(engine, data, saved, second):
     """Cube saves its own output y (and maybe its input x, before or after it); after
     y.mul_(2.0) backward raises, naming y as 'output 0 of Cube' with its versions where y is
-    Cube's only output, and as Cube's output where it is the second, after x * 2."""
+    Cube's only output, and as Cube's output where it is the second, after x * 2. Unmodified, y
+    gives x its gradient g * y."""
     dtype, x = _case(engine, data)
+    apply = f"{'_, ' if second else ''}y = Cube.apply(x)"
     script = Script(engine)
     script.run("class Cube(torch.autograd.Function):",
                "    @staticmethod",
@@ -762,8 +788,11 @@ def test_a_modified_saved_output_is_named_after_the_function(engine, data, saved
                "    @staticmethod",
                f"    def backward(ctx, {'g_double, ' if second else ''}g):",
                f"        y = ctx.saved_tensors[{saved.split(', ').index('y')}]",
-               "        return g * y",
-               _leaf("x", x, dtype), f"{'_, ' if second else ''}y = Cube.apply(x)", "y.mul_(2.0)")
+               "        return g * y")
+    with script.control():
+        script.run(_leaf("x", x, dtype), apply, "y.sum().backward()")
+        script.check_close("x.grad", x ** 3, dtype=dtype, oracle="g * y, what backward returns")
+    script.run(_leaf("x", x, dtype), apply, "y.mul_(2.0)")
     script.raises("y.sum().backward()",
                   f"{'' if second else 'which is output 0 '}of Cube, is at version 1; "
                   "expected version 0 instead")
@@ -970,6 +999,7 @@ def test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own(engine, 
 
 
 @behaviour("FN-23")
+@control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")
 @given(data=st.data(), dual=st.sampled_from(["a", "b", "a, b"]))
 def test_a_function_without_jvp_raises_once_forward_ran(engine, data, dual):
@@ -995,6 +1025,7 @@ def test_a_function_without_jvp_raises_once_forward_ran(engine, data, dual):
 
 
 @behaviour("FN-23")
+@control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")
 @given(data=st.data())
 def test_a_function_without_jvp_refuses_tangents(engine, data):

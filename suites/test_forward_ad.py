@@ -39,6 +39,7 @@ from autograd_conformance.harness.strategies import (
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("forward_ad")
 
 FORWARD_AD = "fwAD = torch.autograd.forward_ad"
@@ -117,6 +118,7 @@ def _define_pair(script, dtype, primal, tangent):
 
 # ----- the level ----------------------------------------------------------------------------------
 @behaviour("FWD-1")
+@control("test_forward_ad.py::test_unpack_dual_gives_the_primal_and_the_tangent")
 @given(data=st.data())
 def test_make_dual_needs_an_open_level_and_levels_do_not_nest(engine, data):
     dtype, primal, tangent = data.draw(_pair(engine), label="pair")
@@ -139,9 +141,10 @@ def test_make_dual_and_unpack_dual_take_the_open_level(engine, data):
     dtype, primal, tangent = data.draw(_pair(engine), label="pair")
     script = Script(engine)
     _define_pair(script, dtype, primal, tangent)
-    script.run("with fwAD.dual_level() as level:",
-               "    tangent = fwAD.unpack_dual(fwAD.make_dual(x, v, level=level), level=level).tangent")
-    script.check_close("tangent", tangent, dtype=dtype, oracle="the tangent given at that level")
+    with script.control():
+        script.run("with fwAD.dual_level() as level:", "    tangent = fwAD.unpack_dual("
+                   "fwAD.make_dual(x, v, level=level), level=level).tangent")
+        script.check_close("tangent", tangent, dtype=dtype, oracle="the tangent given at that level")
     script.raises("with fwAD.dual_level() as level:\n    fwAD.make_dual(x, v, level=level + 1)")
     script.raises("with fwAD.dual_level() as level:\n"
                   "    fwAD.unpack_dual(fwAD.make_dual(x, v, level=level), level=level + 1)")
@@ -508,6 +511,7 @@ def _other_shapes(shape):
 
 
 @behaviour("FWD-6")
+@control("test_forward_ad.py::test_unpack_dual_gives_the_primal_and_the_tangent")
 @given(data=st.data())
 def test_make_dual_refuses_a_tangent_of_another_shape(engine, data):
     dtype, primal, _ = data.draw(_pair(engine), label="pair")
@@ -544,6 +548,7 @@ def test_make_dual_accepts_complex_primals_and_tangents(engine, data, dtype, whi
 
 
 @behaviour("FWD-6")
+@control("test_forward_ad.py::test_unpack_dual_gives_the_primal_and_the_tangent")
 @given(data=st.data(), which=st.sampled_from(["primal", "tangent", "both"]))
 def test_make_dual_refuses_integer_primals_and_tangents(engine, data, which):
     dtype, primal, tangent = data.draw(_pair(engine), label="pair")

@@ -30,6 +30,7 @@ from autograd_conformance.harness.strategies import ALL_OPS, CURVED_OPS, cotange
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 FUNCTIONAL = ("functional", "functional_api")
 F = "torch.autograd.functional"
 SECOND_ORDER = ("hessian", "hvp", "vhp")
@@ -292,6 +293,7 @@ def test_vjp_takes_v_as_1_for_a_one_element_output(engine, data):
 
 
 @behaviour("FUNC-3")
+@control("test_functional.py::test_vjp_takes_v_as_1_for_a_one_element_output")
 @needs(*FUNCTIONAL)
 @given(data=st.data(), how=st.sampled_from(["several elements", "a tuple of two"]))
 def test_vjp_without_v_raises_unless_the_output_is_one_element(engine, data, how):
@@ -336,6 +338,7 @@ def test_v_is_1_for_one_input_of_one_element(engine, which, data):
 
 
 @behaviour("FUNC-3")
+@control("test_functional.py::test_v_is_1_for_one_input_of_one_element")
 @needs(*FUNCTIONAL)
 @pytest.mark.parametrize("which", ["jvp", "hvp", "vhp"])
 @given(data=st.data(), how=st.sampled_from(["several elements", "a tuple of two"]))
@@ -482,16 +485,17 @@ def test_strict_refuses_an_output_that_does_not_depend_on_an_input(engine, which
     script = Script(engine)
     _define(script, fn, detached=not unused)
     script.raises(call.format(options=", strict=True"))
-    script.run(f"result = {call.format(options=', strict=False')}")
-    for expression, shape, name in _derivatives(which, fn, "result"):
-        if name is None and unused:  # jvp: the unused input's v adds nothing
-            (jacobian,) = fn.jacobians()
-            expected, magnitude = jacobian.times({key: vectors[key] for key in fn.inputs})
-            script.check_close(expression, expected, dtype=program.dtype,
-                               oracle="analytic J v of the used inputs", magnitude=magnitude)
-        elif not unused or "unused" in name.split("/"):
-            script.check_close(expression, np.zeros(shape), dtype=program.dtype,
-                               oracle="zeros: no dependence")
+    with script.control():
+        script.run(f"result = {call.format(options=', strict=False')}")
+        for expression, shape, name in _derivatives(which, fn, "result"):
+            if name is None and unused:  # jvp: the unused input's v adds nothing
+                (jacobian,) = fn.jacobians()
+                expected, magnitude = jacobian.times({key: vectors[key] for key in fn.inputs})
+                script.check_close(expression, expected, dtype=program.dtype,
+                                   oracle="analytic J v of the used inputs", magnitude=magnitude)
+            elif not unused or "unused" in name.split("/"):
+                script.check_close(expression, np.zeros(shape), dtype=program.dtype,
+                                   oracle="zeros: no dependence")
 
 
 @behaviour("FUNC-6")
@@ -508,10 +512,11 @@ def test_strict_refuses_second_derivatives_of_a_linear_function(engine, which, d
     script = Script(engine)
     _define(script, fn)
     script.raises(call.format(options=", strict=True"))
-    script.run(f"result = {call.format(options='')}")
-    for expression, shape, _ in _derivatives(which, fn, "result"):
-        script.check_close(expression, np.zeros(shape), dtype=program.dtype,
-                           oracle="zeros: a linear function")
+    with script.control():
+        script.run(f"result = {call.format(options='')}")
+        for expression, shape, _ in _derivatives(which, fn, "result"):
+            script.check_close(expression, np.zeros(shape), dtype=program.dtype,
+                               oracle="zeros: a linear function")
 
 
 @behaviour("FUNC-6")
@@ -526,11 +531,13 @@ def test_strict_refuses_a_constant_jacobian_under_create_graph(engine, data):
     script = Script(engine)
     _define(script, fn)
     script.raises(f"{F}.jacobian(function, inputs, strict=True, create_graph=True)")
-    script.run(f"jacobian = {F}.jacobian(function, inputs, strict=True)")
-    _check_jacobian(script, "jacobian", fn)
+    with script.control():
+        script.run(f"jacobian = {F}.jacobian(function, inputs, strict=True)")
+        _check_jacobian(script, "jacobian", fn)
 
 
 @behaviour("FUNC-6")
+@control("test_functional.py::test_vectorize_gives_the_same_jacobian")
 @needs(*FUNCTIONAL)
 @pytest.mark.parametrize("which", ("jacobian", "hessian"))
 @given(data=st.data())

@@ -168,15 +168,17 @@ def test_saved_tensors_are_visible_on_the_node(engine, data):
     saved = SAVED_TENSORS[op]
     script = Script(engine)
     script.build(program)
-    for name, tensor in saved.items():
-        attribute = f"v2.grad_fn._saved_{name}"
-        if tensor == "v2":
-            script.check(f"({attribute}.shape == v2.shape "
-                         f"and (to_numpy({attribute}) == to_numpy(v2)).all())",
-                         f"{attribute} does not hold the result's values", show=(attribute, "v2"))
-        else:
-            script.check(f"{attribute} is {tensor}",
-                         f"{attribute} is not the input {tensor} itself", show=(attribute,))
+    with script.control():
+        for name, tensor in saved.items():
+            attribute = f"v2.grad_fn._saved_{name}"
+            if tensor == "v2":
+                script.check(f"({attribute}.shape == v2.shape "
+                             f"and (to_numpy({attribute}) == to_numpy(v2)).all())",
+                             f"{attribute} does not hold the result's values",
+                             show=(attribute, "v2"))
+            else:
+                script.check(f"{attribute} is {tensor}",
+                             f"{attribute} is not the input {tensor} itself", show=(attribute,))
     script.run("out.sum().backward()")
     for name in saved:
         script.raises(f"v2.grad_fn._saved_{name}")

@@ -14,6 +14,7 @@ from autograd_conformance.harness.strategies import cotangents, full_precision_v
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
 pytestmark = needs("inplace")
+control = pytest.mark.control
 
 # The in-place ops INP-1 tries, as drawn (the label) and as a line on the leaf {x}.
 LEAF_CHANGES = {
@@ -54,6 +55,7 @@ def _summed_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 @behaviour("INP-1")
+@control("test_inplace.py::test_in_place_on_leaves_is_allowed_without_grad")
 @given(data=st.data(), change=st.sampled_from(sorted(LEAF_CHANGES)))
 def test_in_place_on_a_leaf_requiring_grad_raises(engine, data, change):
     """Any in-place op on a leaf that requires grad raises RuntimeError (in grad mode) and leaves
@@ -69,6 +71,7 @@ def test_in_place_on_a_leaf_requiring_grad_raises(engine, data, change):
 
 
 @behaviour("MSG-6")
+@control("test_inplace.py::test_in_place_on_leaves_is_allowed_without_grad")
 @needs("messages")
 def test_leaf_in_place_message(engine):
     script = Script(engine)
@@ -78,6 +81,7 @@ def test_leaf_in_place_message(engine):
 
 
 @behaviour("INP-3")
+@control("test_inplace.py::test_index_assignment_into_zeros_gives_the_right_gradients")
 @given(shape=shapes(min_dims=1), data=st.data())
 def test_index_assignment_into_a_leaf_requiring_grad_raises(engine, shape, data):
     """n[i] = v into a tensor created with requires_grad=True raises RuntimeError."""
@@ -108,27 +112,40 @@ def test_in_place_on_leaves_is_allowed_without_grad(engine, shape, data, under_n
                  "the in-place ops did not apply: x is {x}")
 
 
+# INP-5's programs, by the slot of the tensor modified in place: the lines that save it, the
+# change, the root that backward starts from (its sum), and d root.sum() / d out at out's values.
+SAVED = {
+    "result": (("y = torch.tanh(out)",), "y.add_(1.0)", "y", lambda out: 1 - np.tanh(out) ** 2),
+    "input": (("y = out + 0.0", "z = y * y"), "y.add_(1.0)", "z", lambda out: 2 * out),
+    "result after a repeated input": (
+        ("y = torch.tanh(out) + 2.0", "z = y ** y"), "z.add_(1.0)", "z",
+        lambda out: ((y := np.tanh(out) + 2.0) ** y * (np.log(y) + 1.0)
+                     * (1 - np.tanh(out) ** 2))),
+}
+
+
 @behaviour("INP-5")
-@given(data=st.data(), saved=st.sampled_from(["result", "input", "result after a repeated input"]))
+@given(data=st.data(), saved=st.sampled_from(tuple(SAVED)))
 def test_modifying_a_saved_tensor_makes_backward_raise(engine, data, saved):
     """If a tensor that a node saved for backward is modified in place, backward raises
     RuntimeError: a saved result (y = tanh(out)), a saved input (z = y * y), or the result of
-    z = y ** y, saved after y twice: every slot is checked, not one per distinct tensor."""
+    z = y ** y, saved after y twice: every slot is checked, not one per distinct tensor. Without
+    the change the same backward gives the analytic gradients."""
     program = data.draw(programs(engine, output="any", max_ops=3), label="program")
+    saves, change, root, slope = SAVED[saved]
+    expected = analytic_grads(program, slope(program.evaluate()[program.output]))
     script = Script(engine)
+    with script.control():
+        script.build(program)
+        script.run(*saves, f"{root}.sum().backward()")
+        assert_leaf_grads(script, program, expected, oracle=f"analytic, {root} not modified")
     script.build(program)
-    if saved == "result":
-        script.run("y = torch.tanh(out)", "y.add_(1.0)")
-        script.raises("y.sum().backward()")
-    elif saved == "input":
-        script.run("y = out + 0.0", "z = y * y", "y.add_(1.0)")
-        script.raises("z.sum().backward()")
-    else:
-        script.run("y = out + 0.0", "z = y ** y", "z.add_(1.0)")
-        script.raises("z.sum().backward()")
+    script.run(*saves, change)
+    script.raises(f"{root}.sum().backward()")
 
 
 @behaviour("MSG-7")
+@control("test_inplace.py::test_modifying_a_saved_tensor_makes_backward_raise")
 @needs("messages")
 def test_version_counter_message(engine):
     script = Script(engine)
@@ -353,14 +370,19 @@ def test_an_assigned_value_gets_the_slot_gradient_summed_to_its_shape(engine, da
 def test_a_saved_result_is_checked_in_the_graph_of_its_gradient(engine, shape, data, op):
     """y = op(x) saves y, and the gradient v * op'(x) taken with create_graph=True uses the saved
     y again. After y is modified in place, differentiating that gradient w.r.t. v raises
-    RuntimeError, although that backward never reaches op's own node."""
+    RuntimeError, although that backward never reaches op's own node; unmodified, it gives
+    op'(x)."""
     x = data.draw(values(shape, "float32"), label="x")
     v = data.draw(cotangents(shape, "float32"), label="v")
     script = Script(engine)
+    gradient = ["g, = torch.autograd.grad(y, x, grad_outputs=v, create_graph=True)"]
     script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
-               f"v = {tensor_literal(v, 'float32', requires_grad=True)}", f"y = torch.{op}(x)",
-               "g, = torch.autograd.grad(y, x, grad_outputs=v, create_graph=True)",
-               "y.add_(1.0)")
+               f"v = {tensor_literal(v, 'float32', requires_grad=True)}")
+    with script.control():
+        script.run(f"y = torch.{op}(x)", *gradient, "gv, = torch.autograd.grad(g.sum(), v)")
+        script.check_close("gv", np.exp(x) if op == "exp" else (x > 0).astype(float),
+                           dtype="float32", oracle=f"{op}'(x)")
+    script.run(f"y = torch.{op}(x)", *gradient, "y.add_(1.0)")
     script.raises("torch.autograd.grad(g.sum(), v)")
 
 
@@ -368,6 +390,7 @@ VALUE_CHANGES = ("add_(1.0)", "mul_(2.0)", "zero_()")   # in-place ops on y that
 
 
 @behaviour("INP-7")
+@control("test_inplace.py::test_modifying_a_saved_tensor_makes_backward_raise")
 @needs("messages")
 @given(data=st.data(), before=st.integers(0, 2), after=st.integers(1, 3))
 def test_version_counter_message_gives_both_versions(engine, data, before, after):
@@ -396,13 +419,18 @@ def test_in_place_under_no_grad_on_a_saved_leaf_makes_backward_raise(engine, sha
                                                                      saving, change):
     """A leaf x that requires grad, saved by the node of z = sum(x * w) (or x * x, x ** 2, w
     requiring grad too), may be changed in place under no_grad, but that still moves its
-    version: backward raises."""
+    version: backward raises. Unchanged, x gets its analytic gradient."""
     x = data.draw(values(shape, "float32"), label="x")
     w = data.draw(values(shape, "float32"), label="w")
     script = Script(engine)
     script.run(f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
-               f"w = {tensor_literal(w, 'float32', requires_grad=True)}", f"z = ({saving}).sum()",
-               "version = x._version", "with torch.no_grad():", f"    x.{change}")
+               f"w = {tensor_literal(w, 'float32', requires_grad=True)}")
+    with script.control():
+        script.run(f"({saving}).sum().backward()")
+        script.check_close("x.grad", w if "w" in saving else 2 * x, dtype="float32",
+                           oracle=f"d sum({saving}) / dx")
+    script.run(f"z = ({saving}).sum()", "version = x._version", "with torch.no_grad():",
+               f"    x.{change}")
     script.check("x._version > version", f"x.{change} under no_grad left x._version at "
                                          "{x._version}")
     script.raises("z.backward()")
@@ -451,8 +479,11 @@ def test_increment_version_counts_as_an_in_place_change(engine, data, as_list):
                                      + [node.name for node in program.nodes]), label="t")
     w = data.draw(values(program.evaluate()[name].shape, program.dtype), label="w")
     script = Script(engine)
-    script.build(program)
-    script.run(f"w = {tensor_literal(w, program.dtype, requires_grad=True)}", f"z = {name} * w",
-               "z.sum().backward(retain_graph=True)",
-               f"torch.autograd.graph.increment_version({f'[{name}]' if as_list else name})")
+    with script.control():
+        script.build(program)
+        script.run(f"w = {tensor_literal(w, program.dtype, requires_grad=True)}",
+                   f"z = {name} * w", "z.sum().backward(retain_graph=True)")
+        script.check_close("w.grad", program.evaluate()[name], dtype=program.dtype,
+                           oracle=f"{name}, the gradient of sum({name} * w)")
+    script.run(f"torch.autograd.graph.increment_version({f'[{name}]' if as_list else name})")
     script.raises("z.sum().backward()")

@@ -313,10 +313,11 @@ def test_assigning_grad_is_checked(engine, data):
                              label="not a tensor")
     script.raises(f"import numpy as np\nx.grad = {not_a_tensor}", error="TypeError")
     script.check("x.grad is None", "a refused assignment left x.grad = {x.grad}")
-    script.run(f"start = {tensor_literal(start, dtype)}", "x.grad = start",
-               f"(x * {tensor_literal(w, dtype)}).sum().backward()")
-    script.check("x.grad is start", "backward replaced the assigned .grad")
-    script.check_close("x.grad", start + w, dtype=dtype, oracle="the assigned values + w")
+    with script.control():
+        script.run(f"start = {tensor_literal(start, dtype)}", "x.grad = start",
+                   f"(x * {tensor_literal(w, dtype)}).sum().backward()")
+        script.check("x.grad is start", "backward replaced the assigned .grad")
+        script.check_close("x.grad", start + w, dtype=dtype, oracle="the assigned values + w")
 
 
 @behaviour("ACC-12")
@@ -449,5 +450,8 @@ def test_grad_dtype_is_the_leafs_own_until_set(engine, shape, dtype):
     script.check(f"x.grad_dtype == torch.{other}", f"grad_dtype set to {other} reads "
                  "{x.grad_dtype}")
     script.raises(f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
-    script.run("x.grad_dtype = None", f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
+    with script.control():
+        script.run("x.grad_dtype = None", f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
+        script.check(f"x.grad.dtype == torch.{dtype}",
+                     f"with grad_dtype None, the {dtype} .grad assigned reads {{x.grad.dtype}}")
     script.raises(f"(x * 2).grad_dtype = torch.{other}")

@@ -13,6 +13,7 @@ from autograd_conformance.harness.strategies import programs, recorded_nodes, sh
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 
 
 @behaviour("LEAF-1")
@@ -361,6 +362,7 @@ def test_retain_grad_on_a_leaf_is_a_no_op(engine, data, passes):
 
 
 @behaviour("LEAF-9")
+@control("test_leaves.py::test_retain_grad_keeps_a_non_leaf_gradient")
 @given(data=st.data())
 def test_retain_grad_without_requires_grad_raises(engine, data):
     """retain_grad() on a tensor that does not require grad, a leaf or an op's result, raises

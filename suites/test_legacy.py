@@ -6,11 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from autograd_conformance.harness.checks import assert_leaf_grads
+from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
 from autograd_conformance.harness.strategies import programs
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("legacy")
 
 
@@ -37,6 +40,9 @@ def test_retain_variables_is_a_type_error(engine, data, flag):
     for leaf in program.grad_leaves():
         script.check(f"{leaf.name}.grad is None",
                      f"backward(retain_variables=...) raised but filled {leaf.name}.grad")
+    with script.control():
+        script.run(f"out.backward(retain_graph={flag})")
+        assert_leaf_grads(script, program, analytic_grads(program), oracle="analytic")
 
 
 @behaviour("RETAIN-12")
@@ -79,6 +85,7 @@ def test_variable_returns_a_plain_tensor_leaf(engine, requires_grad):
 
 
 @behaviour("RETAIN-13")
+@control("test_legacy.py::test_variable_returns_a_plain_tensor_leaf")
 def test_variable_volatile_only_warns_and_conflicts_with_requires_grad(engine):
     """Variable(t, volatile=True) warns and gives a tensor that does not require grad;
     volatile=True together with requires_grad=True is a ValueError."""

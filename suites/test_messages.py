@@ -10,10 +10,12 @@ from autograd_conformance.harness.strategies import float_dtypes, programs, shap
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("messages")
 
 
 @behaviour("MSG-1")
+@control("test_retain_graph.py::test_retain_graph_allows_another_backward")
 @given(data=st.data())
 def test_second_backward_message(engine, data):
     program = data.draw(programs(engine, saves_tensors=True), label="program")
@@ -24,6 +26,7 @@ def test_second_backward_message(engine, data):
 
 
 @behaviour("MSG-2")
+@control("test_jacobian.py::test_backward_with_gradient_is_the_vjp")
 @given(data=st.data())
 def test_non_scalar_backward_message(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
@@ -33,6 +36,7 @@ def test_non_scalar_backward_message(engine, data):
 
 
 @behaviour("MSG-3")
+@control("test_values.py::test_float64_gradients_are_exact_to_float64_precision")
 @given(data=st.data())
 def test_nothing_requires_grad_message(engine, data):
     program = data.draw(programs(engine, requires_grad="none"), label="program")
@@ -43,6 +47,7 @@ def test_nothing_requires_grad_message(engine, data):
 
 
 @behaviour("MSG-4")
+@control("test_requires_grad.py::test_float_dtypes_can_require_grad")
 def test_integer_requires_grad_message(engine):
     script = Script(engine)
     script.raises("torch.tensor([1, 2], dtype=torch.int64, requires_grad=True)",
@@ -50,6 +55,7 @@ def test_integer_requires_grad_message(engine):
 
 
 @behaviour("MSG-8")
+@control("test_jacobian.py::test_backward_with_gradient_is_the_vjp")
 @given(data=st.data())
 def test_gradient_shape_message(engine, data):
     program = data.draw(programs(engine, output="vector"), label="program")
@@ -79,9 +85,10 @@ def test_a_dim_out_of_range_message(engine, op, shape, data):
     script.raises(f"x.{op}(dim={dim})", "Dimension out of range (expected to be in range of "
                                         f"[{low}, {high}], but got {dim})", error="IndexError")
     pick = "[0]" if op == "max" else ""
-    script.run(f"last = x.{op}(dim=-1, keepdim={keepdim}){pick}",
-               f"counted = x.{op}(dim={high}, keepdim={keepdim}){pick}")
-    script.check("tuple(last.shape) == tuple(counted.shape) and "
-                 "(to_numpy(last) == to_numpy(counted)).all()",
-                 f"dim=-1 and dim={high} give different results",
-                 show=("to_numpy(last)", "to_numpy(counted)"))
+    with script.control():
+        script.run(f"last = x.{op}(dim=-1, keepdim={keepdim}){pick}",
+                   f"counted = x.{op}(dim={high}, keepdim={keepdim}){pick}")
+        script.check("tuple(last.shape) == tuple(counted.shape) and "
+                      "(to_numpy(last) == to_numpy(counted)).all()",
+                      f"dim=-1 and dim={high} give different results",
+                      show=("to_numpy(last)", "to_numpy(counted)"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from autograd_conformance.harness.checks import assert_grads_only_where_expected, held_constant
+from autograd_conformance.harness.checks import assert_grads_only_where_expected, assert_leaf_grads, held_constant
 from autograd_conformance.harness.counts import BACKWARD_PASSES, FUNCTION_OUTPUTS, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script, literal
@@ -18,6 +18,7 @@ from autograd_conformance.harness.strategies import computed_output, cotangents,
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 
 int_lists = shapes(min_dims=1).flatmap(
     lambda shape: st.lists(st.integers(-5, 5), min_size=shape[0], max_size=shape[0]))
@@ -44,6 +45,7 @@ def _leaf_lines(program):
 
 # -- which tensors require grad ------------------------------------------------------------------
 @behaviour("REQ-1")
+@control("test_requires_grad.py::test_float_dtypes_can_require_grad")
 @given(values=int_lists)
 def test_integer_tensors_cannot_require_grad(engine, values):
     script = Script(engine)
@@ -51,6 +53,7 @@ def test_integer_tensors_cannot_require_grad(engine, values):
 
 
 @behaviour("REQ-1")
+@control("test_requires_grad.py::test_float_dtypes_can_require_grad")
 @given(values=int_lists)
 def test_integer_tensors_cannot_be_switched_to_require_grad(engine, values):
     script = Script(engine)
@@ -72,6 +75,7 @@ def test_results_require_grad_iff_an_input_does(engine, data):
 
 
 @behaviour("REQ-10")
+@control("test_values.py::test_float64_gradients_are_exact_to_float64_precision")
 @given(data=st.data())
 def test_backward_when_nothing_requires_grad_raises(engine, data):
     program = data.draw(programs(engine, requires_grad="none"), label="program")
@@ -81,6 +85,7 @@ def test_backward_when_nothing_requires_grad_raises(engine, data):
 
 
 @behaviour("REQ-10")
+@control("test_values.py::test_float64_gradients_are_exact_to_float64_precision")
 def test_seed_mean_of_plain_input_cannot_backward(engine):
     """Seed 003: loss = mean(tensor([1, 2, 3])) does not require grad, and backward raises."""
     script = Script(engine)
@@ -137,6 +142,7 @@ def test_switching_leaves_off(engine, data):
 
 
 @behaviour("REQ-6")
+@control("test_requires_grad.py::test_requires_grad_true_on_a_non_leaf_is_a_no_op")
 @given(data=st.data(), change=st.sampled_from(sorted(NON_LEAF_CHANGES)))
 def test_changing_requires_grad_of_a_non_leaf_raises(engine, data, change):
     """Only leaves' flags can change: on a non-leaf, assigning requires_grad (either value) or
@@ -168,6 +174,7 @@ def test_requires_grad_true_on_a_non_leaf_is_a_no_op(engine, data):
 
 
 @behaviour("MSG-5")
+@control("test_requires_grad.py::test_requires_grad_true_on_a_non_leaf_is_a_no_op")
 @needs("messages")
 @given(data=st.data())
 def test_non_leaf_requires_grad_message(engine, data):
@@ -254,6 +261,7 @@ def _values_of(dtype, integers):
 
 
 @behaviour("REQ-2")
+@control("test_requires_grad.py::test_float_dtypes_can_require_grad")
 @pytest.mark.parametrize("dtype", NON_FLOAT_DTYPES)
 @given(integers=int_lists, asking=st.sampled_from(ASKING))
 def test_non_float_dtypes_cannot_require_grad(engine, dtype, integers, asking):
@@ -307,10 +315,11 @@ def test_integer_parameters_need_requires_grad_false(engine, integers):
     script = Script(engine)
     script.run(f"t = torch.tensor({integers!r}, dtype=torch.int64)")
     script.raises("torch.nn.Parameter(t)")
-    script.run("p = torch.nn.Parameter(t, requires_grad=False)")
-    script.check("not p.requires_grad and p.dtype == torch.int64",
-                 "nn.Parameter(t, requires_grad=False) of int64 t has requires_grad="
-                 "{p.requires_grad} and dtype {p.dtype}")
+    with script.control():
+        script.run("p = torch.nn.Parameter(t, requires_grad=False)")
+        script.check("not p.requires_grad and p.dtype == torch.int64",
+                     "nn.Parameter(t, requires_grad=False) of int64 t has requires_grad="
+                     "{p.requires_grad} and dtype {p.dtype}")
 
 
 # What gives a tensor that is not floating point (`{}` is the tensor), each never requiring grad.
@@ -343,11 +352,16 @@ def test_integer_and_bool_results_never_require_grad(engine, data):
 def test_the_root_that_does_not_require_grad_is_named(engine, data, roots):
     """Among several roots of autograd.backward, one that does not require grad raises
     RuntimeError naming its index: 'element i of tensors does not require grad and does not
-    have a grad_fn'."""
+    have a grad_fn'; with out in its place, the leaves get the gradients of every root."""
     program = data.draw(programs(engine), label="program")
     index = data.draw(st.integers(0, roots - 1), label="index of the constant root")
     listed = ["torch.tensor(3.0)" if position == index else "out" for position in range(roots)]
     script = Script(engine)
+    with script.control():
+        script.build(program)
+        script.run(f"torch.autograd.backward([{', '.join(['out'] * roots)}])")
+        assert_leaf_grads(script, program, analytic_grads(program), scale=roots,
+                          oracle=f"analytic x {roots} roots")
     script.build(program)
     script.raises(f"torch.autograd.backward([{', '.join(listed)}])",
                   f"element {index} of tensors does not require grad and does not have a grad_fn")
@@ -358,12 +372,21 @@ def test_the_root_that_does_not_require_grad_is_named(engine, data, roots):
 @given(data=st.data(), outputs=counts(FUNCTION_OUTPUTS))
 def test_autograd_grad_names_the_output_that_does_not_require_grad(engine, data, outputs):
     """autograd.grad says the same of its outputs: 'element i of tensors does not require grad
-    and does not have a grad_fn' for output i."""
+    and does not have a grad_fn' for output i; with out in its place, the gradients of every
+    output."""
     program = data.draw(programs(engine), label="program")
     index = data.draw(st.integers(0, outputs - 1), label="index of the constant output")
     listed = ["torch.tensor(3.0)" if position == index else "out" for position in range(outputs)]
     leaves = ", ".join(leaf.name for leaf in program.grad_leaves())
+    expected = analytic_grads(program)
     script = Script(engine)
     script.build(program)
+    with script.control():
+        script.run(f"grads = torch.autograd.grad([{', '.join(['out'] * outputs)}], [{leaves}], "
+                   "retain_graph=True)")
+        for position, leaf in enumerate(program.grad_leaves()):
+            script.check_close(f"grads[{position}]", outputs * expected[leaf.name],
+                               dtype=program.dtype, oracle=f"analytic x {outputs} outputs",
+                               magnitude=outputs * expected.magnitude)
     script.raises(f"torch.autograd.grad([{', '.join(listed)}], [{leaves}])",
                   f"element {index} of tensors does not require grad and does not have a grad_fn")

@@ -12,6 +12,7 @@ from autograd_conformance.harness.strategies import NON_SAVING_OPS, cotangents, 
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 
 
 def _leaf_list(program) -> str:
@@ -31,6 +32,7 @@ def _check_the_next_pass_raises(engine, data, first, second):
 
 
 @behaviour("RETAIN-1")
+@control("test_retain_graph.py::test_retain_graph_allows_another_backward")
 @given(data=st.data())
 def test_second_backward_without_retain_graph_raises(engine, data):
     _check_the_next_pass_raises(engine, data, "out.backward()", "out.backward()")
@@ -78,6 +80,7 @@ def test_seed_retain_graph_twice(engine):
 
 
 @behaviour("RETAIN-1")
+@control("test_retain_graph.py::test_seed_retain_graph_twice")
 def test_seed_second_backward_raises(engine):
     """Seed 000: after loss.backward(), a second loss.backward() on the same graph raises."""
     script = Script(engine)
@@ -124,6 +127,7 @@ def test_backward_with_create_graph_keeps_the_graph(engine, data):
 
 @behaviour("RETAIN-6")
 @needs("autograd_grad", "higher_order")
+@control("test_retain_graph.py::test_autograd_grad_with_create_graph_keeps_the_graph")
 @given(data=st.data())
 def test_autograd_grad_with_create_graph_and_retain_graph_false_frees(engine, data):
     """An explicit retain_graph=False overrides create_graph's default: the graph is freed, and
@@ -136,6 +140,7 @@ def test_autograd_grad_with_create_graph_and_retain_graph_false_frees(engine, da
 @behaviour("RETAIN-6")
 @needs("backward_create_graph")
 @pytest.mark.filterwarnings("ignore:Using backward.. with create_graph=True:UserWarning")
+@control("test_retain_graph.py::test_backward_with_create_graph_keeps_the_graph")
 @given(data=st.data())
 def test_backward_with_create_graph_and_retain_graph_false_frees(engine, data):
     _check_the_next_pass_raises(engine, data, "out.backward(create_graph=True, retain_graph=False)",
@@ -172,17 +177,18 @@ def test_backward_frees_what_another_output_shares(engine, data):
     the part they share, so backward from the second raises; with retain_graph=True on the first
     both work and the leaves get the sum."""
     program = data.draw(programs(engine, saves_tensors=True), label="program")
-    retain = data.draw(st.booleans(), label="retain_graph on the first")
     script = Script(engine)
-    script.build(program)
-    script.run("first = out + 1", "second = out - 1",
-               f"first.backward({'retain_graph=True' if retain else ''})")
-    if retain:
-        script.run("second.backward()")
-        assert_leaf_grads(script, program, analytic_grads(program), scale=2,
-                          oracle="analytic, summed over both outputs")
-    else:
-        script.raises("second.backward()")
+    for retain in (True, False):
+        script.build(program)
+        script.run("first = out + 1", "second = out - 1",
+                   f"first.backward({'retain_graph=True' if retain else ''})")
+        if retain:
+            with script.control():
+                script.run("second.backward()")
+                assert_leaf_grads(script, program, analytic_grads(program), scale=2,
+                                  oracle="analytic, summed over both outputs")
+        else:
+            script.raises("second.backward()")
 
 
 @behaviour("RETAIN-8")
@@ -190,10 +196,11 @@ def test_seed_two_losses_from_one_forward(engine):
     """Seed 003: one forward, the backward of two losses into the same grads: the first needs
     retain_graph=True. h = x ** 2 at x = 2, a = 3 h, b = 4 h: x.grad is 12 + 16 = 28."""
     script = Script(engine)
-    script.run("x = torch.tensor(2.0, requires_grad=True)", "h = x ** 2",
-               "a = h * 3", "b = h * 4", "a.backward(retain_graph=True)", "b.backward()")
-    script.check("x.grad is not None and x.grad.item() == 28.0",
-                 "x.grad is {x.grad}, expected 12 + 16 = 28")
+    with script.control():
+        script.run("x = torch.tensor(2.0, requires_grad=True)", "h = x ** 2",
+                   "a = h * 3", "b = h * 4", "a.backward(retain_graph=True)", "b.backward()")
+        script.check("x.grad is not None and x.grad.item() == 28.0",
+                     "x.grad is {x.grad}, expected 12 + 16 = 28")
     script.run("h = x ** 2", "(h * 3).backward()")
     script.raises("(h * 4).backward()")
 

@@ -24,6 +24,7 @@ from autograd_conformance.harness.strategies import (
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("saved_tensor_hooks")
 
 # How many tensors torch 2.13's node for each op saves when every input requires grad (counted
@@ -241,6 +242,7 @@ def test_the_innermost_hooks_win(engine, data, depth):
 
 
 @behaviour("SAV-5")
+@control("test_saved_tensors.py::test_the_innermost_hooks_win")
 @given(message=st.sampled_from(["no hooks here", "saved tensors are off-limits"]),
        order=st.sampled_from(["disable first", "hooks first"]))
 def test_disabled_hooks_raise_with_the_message(engine, message, order):
@@ -333,6 +335,7 @@ PACK_MODIFIED_MESSAGE = "A saved tensor pack hook is modifying its input in plac
 
 
 @behaviour("SAV-10", "SAV-11")
+@control("test_saved_tensors.py::test_hooks_that_copy_leave_the_gradients_unchanged")
 @needs("inplace")
 @given(data=st.data(), change=st.sampled_from(["add_(1)", "mul_(2)", "zero_()"]))
 def test_a_pack_hook_that_modifies_its_input_in_place_raises(engine, data, change):

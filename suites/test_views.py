@@ -17,6 +17,7 @@ from autograd_conformance.harness.strategies import cotangents, programs, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
+control = pytest.mark.control
 pytestmark = needs("views")
 
 INFERENCE_VIEW_MESSAGE = ("A view was created in inference mode and is being modified inplace in "
@@ -57,6 +58,11 @@ CHANGES = {
 
 def _chain(chain) -> str:
     return "".join(step.text for step in chain)
+
+
+def _check_all(script, name: str, value: float, what: str) -> None:
+    """Every element of the tensor `name` is `value` (`what` it holds)."""
+    script.check(f"(to_numpy({name}) == {value!r}).all()", f"{name} does not hold {what}: {{{name}}}")
 
 
 def _views_one_of_another(base, chain) -> list[str]:
@@ -194,10 +200,12 @@ def test_view_of_a_transposed_tensor_raises_and_reshape_copies(engine, rows, col
     script.run(f"x = torch.arange({rows * columns}.0).reshape({rows}, {columns})")
     script.raises("x.t().view(-1)")
     expected = np.arange(rows * columns, dtype=float).reshape(rows, columns).T.reshape(-1)
-    script.check_close("x.t().reshape(-1)", expected, dtype="float32", oracle="NumPy")
+    with script.control():
+        script.check_close("x.t().reshape(-1)", expected, dtype="float32", oracle="NumPy")
 
 
 @behaviour("VIEW-15")
+@control("test_views.py::test_in_place_on_a_view_is_recorded_in_its_base")
 @needs("inplace")
 @given(shape=shapes(), under_no_grad=st.booleans(), change=st.sampled_from(sorted(OVERLAP_CHANGES)))
 def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
@@ -225,6 +233,7 @@ def test_writing_into_an_expanded_view(engine, shape, under_no_grad, change):
 
 # ----- in-place through views of leaves and of views taken under no_grad ----------------------
 @behaviour("VIEW-6", "VIEW-7")
+@control("test_views.py::test_in_place_on_a_view_is_recorded_in_its_base")
 @needs("inplace")
 @given(data=st.data(), change=st.sampled_from(sorted(CHANGES)))
 def test_in_place_through_a_view_of_a_requiring_leaf_raises(engine, data, change):
@@ -246,7 +255,7 @@ def test_in_place_through_a_view_of_a_requiring_leaf_raises(engine, data, change
 def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, requiring):
     """A view taken under no_grad, of a base that requires grad or written with an operand that
     does, refuses in-place ops in grad mode (with the message of VIEW-14); under no_grad the
-    same op runs."""
+    same op runs, adding 1 to each element."""
     shape = data.draw(shapes(), label="shape")
     chain = data.draw(view_chains(engine, shape), label="view chain")
     view_shape = view_positions(shape, chain).shape
@@ -259,7 +268,9 @@ def test_a_view_taken_under_no_grad_refuses_recorded_in_place_ops(engine, data, 
     script.run("with torch.no_grad():", f"    v = x{_chain(chain)}")
     script.raises("v.add_(w)")
     script.raises("v.add_(w)", NO_GRAD_VIEW_MESSAGE, behaviour="VIEW-14")
-    script.run("with torch.no_grad():", "    v.add_(w)")
+    with script.control():
+        script.run("with torch.no_grad():", "    v.add_(w)")
+        _check_all(script, "v", 3.0 if requiring == "base" else 2.0, "the ones w added to v")
 
 
 @behaviour("VIEW-19", "VIEW-20")
@@ -285,8 +296,10 @@ def test_a_view_taken_in_inference_mode_refuses_recorded_in_place_ops(engine, da
     else:
         script.raises("v.add_(w)")
         script.raises("v.add_(w)", INFERENCE_VIEW_MESSAGE, behaviour="VIEW-20")
-    script.run("with torch.no_grad():", "    v.add_(w)")
-    script.run("with torch.inference_mode():", "    v.add_(w)")
+    with script.control():
+        script.run("with torch.no_grad():", "    v.add_(w)")
+        script.run("with torch.inference_mode():", "    v.add_(w)")
+        _check_all(script, "v", 2.0 + 2 + (requiring == "neither"), "the ones w added to v")
 
 
 # split, chunk and unbind of a tensor of `shape` along `dim`: the call and how many views it gives.
@@ -322,7 +335,10 @@ def test_the_views_of_split_chunk_and_unbind_refuse_recorded_in_place_ops(engine
         script.run("v.add_(w)")
     else:
         script.raises("v.add_(w)")
-    script.run("with torch.no_grad():", "    v.add_(w)")
+    with script.control():
+        script.run("with torch.no_grad():", "    v.add_(w)")
+        _check_all(script, "v", (2.0 if requiring == "base" else 1.0) + 1 + (requiring == "neither"),
+                   "the ones w added to v")
 
 
 # ----- gradients through in-place ops on views ---------------------------------------------
@@ -495,6 +511,7 @@ def test_detaching_the_base_in_place_keeps_its_views_in_the_graph(engine, data):
 
 
 @behaviour("VIEW-17")
+@control("test_inplace.py::test_modifying_a_saved_tensor_makes_backward_raise")
 @needs("inplace")
 @given(data=st.data())
 def test_a_change_through_a_view_under_no_grad_is_version_checked(engine, data):

@@ -134,6 +134,7 @@ class Script:
         self.behaviour = behaviour      # named in the note of a failure, if the test checks several
         self.program: Program | None = None
         self.lines: list[str] = []
+        self.checks = 0                 # the checks run so far (a control must run one)
         self.names: dict = {"torch": engine.ns, "np": np}
         exec(_PRELUDE_CODE, self.names)
         for listener in _listeners:
@@ -228,6 +229,18 @@ class Script:
                       f"else:\n    raise AssertionError({(code + ' did not raise ' + error)!r})",
                       behaviour, check=True)
 
+    @contextlib.contextmanager
+    def control(self):
+        """The steps in the block are the positive control of the test's refusals: the same
+        program without the offending step, which must succeed with the right values, so that an
+        engine that refuses too much fails. The block must check what it computed
+        (tests/test_positive_controls.py finds a control in every test that expects an error)."""
+        __tracebackhide__ = True
+        checks = self.checks
+        yield
+        if self.checks == checks:
+            raise ControlWithoutCheck("a positive control ran no check: it must check its values")
+
     def warns(self, code: str, match: str, *, category: str = "UserWarning",
               behaviour: str | None = None) -> None:
         """Run `code` recording every warning, and assert that one is a `category` with `match`
@@ -256,6 +269,7 @@ class Script:
         # raised, so a step is named by the suite line that runs it, not by its place in the
         # script, which moves with the size of each example's program.
         linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+        self.checks += check
         try:
             exec(_compiled(source, name), self.names)
         except Exception as failure:
@@ -275,6 +289,10 @@ class Script:
                                 text.count("\n"))
         setattr(failure, REPRODUCER, reproducer)
         failure.add_note(reproducer.note)
+
+
+class ControlWithoutCheck(Exception):
+    """A suite's positive control checked nothing: a mistake in the suite, not the engine's."""
 
 
 @dataclass(frozen=True)

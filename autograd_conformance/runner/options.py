@@ -26,6 +26,8 @@ MARKERS = (
     "the reason, on engines whose adapter declares them in missing_ops",
     "fresh_process: the test runs the engine in a child process too (tools/mutation cannot "
     "trace what it executes there)",
+    "control(test): the suite test that holds the positive control of this test's refusals (the "
+    "same program, run without the offending step, succeeding with the right values)",
 )
 
 

@@ -120,6 +120,32 @@ def torch_any_inplace_blocks_backward():
     _torch.patch_backward(_backward)
 
 
+@mutant("INP-5")
+def torch_backward_refused_after_any_inplace():
+    """Once an in-place op has modified a tensor that requires grad, every later backward raises
+    the version-counter error, whatever it saved: an engine that refuses too much, which INP-5's
+    refusals alone let pass and its positive control (the same backward, unmodified) kills."""
+    _METHODS = ("add_", "mul_", "sub_", "div_")
+    _modified = []
+
+    def _marking(method):
+        def apply(self, *args, **kwargs):
+            if self.requires_grad:
+                _modified.append(True)
+            return method(self, *args, **kwargs)
+        return apply
+
+    def _backward(original, tensor, *args):
+        if _modified:
+            raise RuntimeError("one of the variables needed for gradient computation has been modified "
+                               "by an inplace operation")
+        return original(tensor, *args)
+
+    for _name in _METHODS:
+        setattr(torch.Tensor, _name, _marking(getattr(torch.Tensor, _name)))
+    _torch.patch_backward(_backward)
+
+
 @mutant("INP-10")
 def torch_setitem_not_versioned():
     """Index assignment does not count as an in-place op for the version counter."""
