@@ -123,8 +123,8 @@ def test_a_test_that_applies_a_set_aside_op_itself_is_not_judged_where_it_fails(
     states = {engine: {behaviour: row[engine] for behaviour, row in data["behaviours"].items()}
               for engine in ("torch", "ten-broken-ops")}
     assert set(states["torch"].values()) == {"passed"}, states
-    assert states["ten-broken-ops"] == {"ACC-1": "op_set_aside", "LEAF-5": "op_set_aside",
-                                        "OP-3": "failed"}
+    assert states["ten-broken-ops"] == {**states["torch"], "ACC-1": "op_set_aside",
+                                        "LEAF-5": "op_set_aside", "OP-3": "failed"}
     tests = {test["nodeid"]: test for test in data["tests"]}
     seed = tests["suites/test_leaves.py::test_seed_mean_of_squares[ten-broken-ops]"]
     assert (seed["outcome"], seed["uses_set_aside"]) == ("failed", ["mean", "pow"])
@@ -132,3 +132,16 @@ def test_a_test_that_applies_a_set_aside_op_itself_is_not_judged_where_it_fails(
     assert "1 failing, 2 not judged: the test uses an op set aside" in run.stdout
     assert ("test_seed_mean_of_squares[ten-broken-ops]: op_set_aside - uses ops mean, pow, set "
             "aside (each failed its own verdict): AssertionError: ") in report.read_text()
+
+
+def test_the_reference_engine_has_nothing_set_aside_for_its_tests_to_use(tmp_path):
+    """The reference engine is never judged (it is the spec): the same seed tests pass there, and
+    no test of the run names a set-aside op."""
+    out = tmp_path / "run.json"
+    run = run_pytest("suites/test_accumulation.py", "suites/test_leaves.py", "--engine",
+                     "reference", "--behaviour", "ACC-1", "--behaviour", "LEAF-5", "-n", "0",
+                     "--no-report", f"--json-report={out}")
+    assert run.returncode == 0, run.stdout[-3000:]
+    data = json.loads(out.read_text())
+    assert {row["reference"] for row in data["behaviours"].values()} == {"passed"}
+    assert data["tests"] and not any(test["uses_set_aside"] for test in data["tests"])
