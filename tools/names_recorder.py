@@ -16,21 +16,25 @@ harness's oracles and checks, and the prelude of the scripts are not, so their a
 noted.
 
 Each test's ops are noted too: the ops of the random programs' op set (harness/ops.py OPS) that
-its own code applies, where a set-aside op would decide its outcome (runner/op_verdicts.py). An op
-is noted where test code calls one of its spellings (`applied_op`): a torch function or Tensor
-method of its name (`torch.exp`, `x.mean()`, `x.transpose(0, 1)`; `mm` is matmul) or an operator
-(`+ - * / @`, unary `-`, `**`, indexing), including the reflected ones (`2.0 * x`, `1 / x`); where
-one spelling applies several ops, the operands tell which, as harness/ops.py writes them: `**` is
-pow (tensor ** number), pow_tensor (tensor ** tensor) or rpow (number ** tensor); `@` is dot
-(1-D @ 1-D), mv (2-D @ 1-D) or else matmul; indexing is index_list with a list or tensor key, else
-index; max() and min() are max_dim and min_dim given a dim. Other spellings (`.t()`, `.view()`,
-in-place ops, `nn` modules) are other functions of the engine, not the op its verdict judged. The
-applications the harness writes for a test are not its own: a program's nodes (harness/ops.py
-`render`, noted in RENDERED) and the steps of its view chains (ViewStep), whose strategies never
-draw an op set aside; an application that ends inside such a text, in the line that runs it, is
-left out. A node a test adds to a program itself may still apply a set-aside op: the runner notes
-those where they run (RENDERED). A Function's backward written from the op table's formulas
-(suites/test_custom_function.py) is the test's own: no strategy chose its ops.
+its own code applies, so that where one is set aside on an engine (it failed its own verdict,
+runner/op_verdicts.py) a failure it may explain judges none of the test's behaviours. An op is
+noted where test code calls one of its spellings (`applied_op`): the torch function or Tensor
+method of its name (`torch.exp`, `x.mean()`, `x.transpose(0, 1)`; `mm` is matmul), its operator
+(`+ - * / @`, unary `-`, `**`, indexing) reflected or not (`2.0 * x`, `1 / x`), and their in-place
+forms (`x.div_(c)`, `x /= c`: torch records the same node). Where one spelling applies several
+ops, the operands tell which, as harness/ops.py writes each: `**` is pow (tensor ** number),
+pow_tensor (tensor ** tensor) or rpow (number ** tensor); `@` is dot (1-D @ 1-D), mv (2-D @ 1-D)
+or else matmul; indexing is index_list with a list or tensor key, else index; max() and min() are
+max_dim and min_dim given a dim. Other functions (`.t()`, `.view()`, index assignment, `nn`
+modules) are not the op that the verdict judged, and the engine's internals are not test code.
+
+The op applications that the harness writes for a test are not its own: its programs' nodes
+(harness/ops.py `render`, which notes them in RENDERED) and its view chains' steps (ViewStep),
+which strategies draw without any op set aside; an application is left out where it ends inside
+such a text, in the line that runs it. A test may still add a node of its choice to a
+program, or build one, which a set-aside op does not keep out: the runner notes those where they
+run (RENDERED). A Function's backward written from the op table's formulas
+(suites/test_custom_function.py) is the test's own: no strategy chose the ops it applies.
 
 Each test runs on the engine declaring exactly the capabilities it needs (core and its `needs`
 marks): what a test does only on an engine that declares more (test_sequences' grad-mode steps,
@@ -148,11 +152,14 @@ def _noting_special(attribute: str, method):
 
 
 # -- ops ------------------------------------------------------------------------------------------
-# The spellings that are not the op's own name: a Tensor's operators, and torch.mm.
-_SPELLINGS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "sub",
-              "__mul__": "mul", "__rmul__": "mul", "__truediv__": "div", "__rtruediv__": "div",
-              "__neg__": "neg", "__pow__": "pow", "__rpow__": "rpow", "__matmul__": "matmul",
-              "__rmatmul__": "matmul", "__getitem__": "index", "mm": "matmul"}
+# The spellings that are not the op's own name (or its in-place form's, `div_`): a Tensor's
+# operators, and torch.mm.
+_SPELLINGS = {"__add__": "add", "__radd__": "add", "__iadd__": "add", "__sub__": "sub",
+              "__rsub__": "sub", "__isub__": "sub", "__mul__": "mul", "__rmul__": "mul",
+              "__imul__": "mul", "__truediv__": "div", "__rtruediv__": "div",
+              "__itruediv__": "div", "__neg__": "neg", "__pow__": "pow", "__rpow__": "rpow",
+              "__matmul__": "matmul", "__rmatmul__": "matmul", "__getitem__": "index",
+              "mm": "matmul"}
 
 
 def _ndim(operand) -> int:
@@ -163,7 +170,7 @@ def applied_op(spelling: str, args: tuple, kwargs: dict) -> str | None:
     """The op of the op set that calling `spelling` (a torch function's or a Tensor method's name,
     or a Tensor's special method) with `args` (the tensor first) and `kwargs` applies; None if
     none (see the module's docstring)."""
-    op = _SPELLINGS.get(spelling, spelling)
+    op = _SPELLINGS.get(spelling, spelling.removesuffix("_"))
     if op == "pow":
         base, exponent = args[0], args[1] if len(args) > 1 else kwargs.get("exponent")
         return ("rpow" if not isinstance(base, Tensor)
@@ -198,10 +205,10 @@ def _written_by_the_harness(op: str, frame) -> bool:
                                                    frame.f_lasti // 2, None))
     if line is None or line != end_line:
         return False             # programs and view chains write each application on one line
-    source = linecache.getline(frame.f_code.co_filename, line)
+    source = linecache.getline(frame.f_code.co_filename, line).encode()   # columns count bytes
     texts = RENDERED.get(op, set()) | (view_steps if op in VIEW_STEP_OPS.values() else set())
     return any(found.start() < end <= found.end()
-               for text in texts for found in re.finditer(re.escape(text), source))
+               for text in texts for found in re.finditer(re.escape(text.encode()), source))
 
 
 def _noting_view_steps(init):
