@@ -150,9 +150,9 @@ def differences(needs: dict[str, list[str]], tests: dict[str, dict],
     lines += [f"{key}: in the file, but no such test" for key in sorted(set(file) - set(needs))]
     lines += [f"{key}: needs {needs[key]}, the file says {file[key]['needs']}"
               for key in sorted(set(needs) & set(file)) if file[key]["needs"] != needs[key]]
-    lines += [f"{key}: {field} {test[field]}, the file says {file[key].get(field)}"
+    lines += [f"{key}: {field} {test[field]}, the file says {file[key][field]}"
               for key, test in sorted(tests.items()) if key in file
-              for field in ("names", "ops") if file[key].get(field) != test[field]]
+              for field in ("names", "ops") if file[key][field] != test[field]]
     return lines
 
 
