@@ -26,6 +26,7 @@ from pathlib import Path
 from ..harness.catalog import LEVELS, load_catalog
 from .html import STATE_LABELS
 from .render import environment
+from .results import set_aside_use
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,15 @@ _BASELINE_REASON = re.compile(r"^baseline \S+:\d+: \S+ \((?P<why>.*)\)$", re.DOT
 
 def _why(test: dict) -> str:
     """The reason in a few words: a baseline entry's comment, a skip reason, or the error's first
-    line."""
+    line (after the set-aside ops a failed test applied)."""
     reason = test["reason"]
     match = _BASELINE_REASON.match(reason)
     if match:
         return "known gap: " + match["why"]
-    return reason or (test.get("error") or "").split("\n")[0]
+    error = (test.get("error") or "").split("\n")[0]
+    if test["outcome"] == "failed" and test.get("uses_set_aside"):
+        error = f"{set_aside_use(test['uses_set_aside'])}: {error}"
+    return reason or error
 
 
 @dataclass

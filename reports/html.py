@@ -24,6 +24,7 @@ from .render import TEMPLATES, environment
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "error": "ENGINE ERROR (not judged)",
                 "unjudged": "not judged (its test failed on another behaviour's check)",
+                "op_set_aside": "not judged (its test failed using an op set aside)",
                 "cancelled": "not run (engine unresponsive)", "xfailed": "known gap",
                 "skipped": "skipped", "notrun": "not run"}
 OUTCOME_LABELS = {"passed": "passed", "failed": "failed", "xfailed": "expected failure (baseline)",
@@ -101,8 +102,8 @@ def _areas(run, matrix) -> list[tuple[str, list[dict]]]:
             "id": behaviour, "level": info.level if info else LEVELS[-1],
             "rule": info.rule if info else "", "sources": _sources(info.source if info else ""),
             "deviation": behaviour in load_deviations(),
-            "failing": any(cell.state in ("failed", "error", "unjudged", "cancelled", "xfailed")
-                           for cell in row.values()),
+            "failing": any(cell.state in ("failed", "error", "unjudged", "op_set_aside",
+                                          "cancelled", "xfailed") for cell in row.values()),
             "cells": [_cell(row.get(engine)) for engine in engines]})
     return [(catalog.areas.get(area, area), rows) for area, rows in by_area.items()]
 

@@ -25,9 +25,12 @@ from ..runner.watchdog import NOT_RUN
 # A test's outcome, and the state of a behaviour on an engine, worst first. "error": the engine
 # raised outside any check of the behaviour, so it was not judged; "unjudged": a test of the
 # behaviour failed on another behaviour's check, so this one was not judged either (it never counts
-# as passing with a failed test); "cancelled": not run because its engine stopped responding
-# (autograd_conformance/runner/watchdog.py).
-STATES = ("failed", "error", "unjudged", "cancelled", "xfailed", "skipped", "passed")
+# as passing with a failed test); "op_set_aside": a test of the behaviour failed after applying an
+# op set aside on its engine (the op failed its own verdict, autograd_conformance/runner/
+# op_verdicts.py), which may be why, so it was not judged either; "cancelled": not run because its
+# engine stopped responding (autograd_conformance/runner/watchdog.py).
+STATES = ("failed", "error", "unjudged", "op_set_aside", "cancelled", "xfailed", "skipped",
+          "passed")
 @dataclass
 class TestRecord:
     __test__ = False  # not a pytest test class
@@ -47,6 +50,7 @@ class TestRecord:
     reproducers: list = field(default_factory=list)
     graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
     judged_without: list[str] = field(default_factory=list)  # set-aside ops its programs lacked
+    uses_set_aside: list[str] = field(default_factory=list)  # set-aside ops it applied itself
     crashed: bool = False       # the test took its xdist worker down
     hung: bool = False          # an example ran past --test-timeout: the engine hung on its program
     finished: bool = False      # its last report (teardown, or a crash) has arrived
@@ -84,6 +88,8 @@ class Results:
         record.level = props.get("level", record.level)
         if "judged_without" in props:
             record.judged_without = str(props["judged_without"]).split()
+        if "uses_set_aside" in props:
+            record.uses_set_aside = str(props["uses_set_aside"]).split()
         for name, value in report.user_properties:
             # A dict names its behaviour; the text alone comes from a crash report's journal, and
             # as the JUnit XML's copy of a dict's script (the same list may hold both).
@@ -129,12 +135,15 @@ def behaviour_states(record: TestRecord) -> dict[str, str]:
     where the engine raised outside any check, the others are "error" (not judged); where only
     other behaviours' checks failed, "unjudged": their checks may never have run, so a failed test
     never passes a behaviour. A failure that left no reproducer (a crash, a time-out, the test's
-    own code) fails them all."""
+    own code) fails them all. A failed test that applied an op set aside on its engine judges none
+    of them ("op_set_aside"): that op, which failed its own verdict, may be why it failed."""
     outcome = record.outcome
     if outcome == "xpassed":
         outcome = "passed"          # a strict expected failure that passed: the engine conforms
     elif outcome == "skipped" and record.reason.startswith("baseline "):
         outcome = "xfailed"         # a known gap, not run (--baseline-mode skip)
+    if outcome == "failed" and record.uses_set_aside:
+        return dict.fromkeys(record.behaviours, "op_set_aside")
     if outcome != "failed" or not record.reproducers:
         return {behaviour: outcome for behaviour in record.behaviours}
     checks = [found for found in record.reproducers if found.get("check")]
@@ -155,6 +164,13 @@ def first_error(record: TestRecord, behaviour: str | None = None) -> str:
     return (record.error.splitlines() or [""])[0]
 
 
+def set_aside_use(ops: list[str]) -> str:
+    """Why a failed test that applied the set-aside `ops` judges none of its behaviours."""
+    if len(ops) == 1:
+        return f"uses op {ops[0]}, set aside (it failed its own verdict)"
+    return f"uses ops {', '.join(ops)}, set aside (each failed its own verdict)"
+
+
 @dataclass
 class Cell:
     """The state of one behaviour on one engine, and the tests that decide it."""
@@ -167,7 +183,7 @@ class Cell:
         """One line per test: its outcome and, where there is one, why."""
         lines = []
         for test in self.tests:
-            why = test.reason or first_error(test, self.behaviour)
+            why = test.reason or self._error(test)
             without = (f" (judged without the ops set aside: {', '.join(test.judged_without)})"
                        if test.judged_without else "")
             lines.append(f"{test.nodeid.split('::', 1)[-1]}: "
@@ -179,18 +195,25 @@ class Cell:
     def error(self) -> str:
         """The first distinct error of the tests that fail (or error) here."""
         bad = next((test for test in self.tests
-                    if behaviour_states(test).get(self.behaviour) in ("failed", "error",
-                                                                      "unjudged")), None)
-        return first_error(bad, self.behaviour) if bad is not None else ""
+                    if behaviour_states(test).get(self.behaviour) in ("failed", "error", "unjudged",
+                                                                      "op_set_aside")), None)
+        return self._error(bad) if bad is not None else ""
+
+    def _error(self, test: TestRecord) -> str:
+        """`test`'s first distinct error here; first, where it left the behaviour unjudged, the
+        set-aside ops it applied."""
+        if behaviour_states(test).get(self.behaviour) == "op_set_aside":
+            return f"{set_aside_use(test.uses_set_aside)}: {first_error(test)}"
+        return first_error(test, self.behaviour)
 
 
 def cell_state(tests: list[TestRecord], behaviour: str) -> str:
     """A behaviour passes on an engine when all its tests pass it there (a strict expected failure
     that passed counts as passing: the engine conforms); a test failing its checks makes it fail;
     one where the engine raised outside its checks, error; one that failed on another behaviour's
-    check, unjudged; a known gap (an expected failure, or
-    a test skipped by the baseline) makes it xfail; a test not run because the run gave its engine
-    up makes it cancelled; any other skip, skipped."""
+    check, unjudged; one that failed after applying a set-aside op, op_set_aside; a known gap (an
+    expected failure, or a test skipped by the baseline) makes it xfail; a test not run because
+    the run gave its engine up makes it cancelled; any other skip, skipped."""
     if not tests:
         return "notrun"
     states = {behaviour_states(test).get(behaviour, test.outcome) for test in tests}
@@ -230,6 +253,7 @@ class EngineSummary:
         return ", ".join(f"{self.states[s]} {label}" for s, label in
                          (("failed", "failing"), ("error", "not judged: the engine raised"),
                           ("unjudged", "not judged: another behaviour's check failed first"),
+                          ("op_set_aside", "not judged: the test uses an op set aside"),
                           ("cancelled", "not run"),
                           ("xfailed", "known gaps"), ("skipped", "skipped")) if self.states[s])
 

@@ -3,7 +3,8 @@ on an engine that declares a test's capabilities, the test is skipped only if it
 name that test uses, as recorded in suites/names.toml; that file is current (re-recorded for one
 suite, every test's key and needs collected), every name it records is listed in CONTRACT_NAMES
 under a capability the test needs, and docs/adapter-contract.md names each under the same
-capability."""
+capability. The file records the ops each test's own code applies too, each call of a spelling
+of an op as the op it is."""
 
 import json
 import re
@@ -17,6 +18,7 @@ from autograd_conformance.harness.engines import load_engine
 from autograd_conformance.runner.needs import key_of, recorded_needs, skip_reason
 from tests.support.run import ROOT, run_pytest
 from tests.support.warm import clean_environment, run_python
+from tools.names_recorder import applied_op
 from tools.test_names import stored, unlisted
 
 LACKING = "autograd.function.once_differentiable"
@@ -141,3 +143,39 @@ def test_check_adapter_says_how_many_of_a_capability_s_tests_run():
     [line] = [line for line in run.stdout.splitlines() if line.startswith("  custom_function ")]
     assert line.endswith(f"declared     lacks {LACKING}; {len(tests) - len(using)} of {len(tests)} "
                          f"tests run; {len(using)} skipped for lacking {LACKING} ({len(using)})")
+
+
+_VECTOR, _MATRIX = reference.ones(3), reference.ones(2, 3)
+
+
+@pytest.mark.parametrize("spelling, args, kwargs, op", [
+    ("exp", (_VECTOR,), {}, "exp"),                      # torch.exp(x), x.exp()
+    ("__truediv__", (_VECTOR, 2.0), {}, "div"),          # x / 2
+    ("__rtruediv__", (_VECTOR, 2.0), {}, "div"),         # 2 / x
+    ("div_", (_VECTOR, 2.0), {}, "div"),                 # in place: the same node
+    ("__itruediv__", (_VECTOR, 2.0), {}, "div"),         # x /= 2
+    ("__pow__", (_VECTOR, 2), {}, "pow"),                # x ** 2
+    ("pow", (_VECTOR, _VECTOR), {}, "pow_tensor"),       # torch.pow(x, y)
+    ("__pow__", (_VECTOR, _VECTOR), {}, "pow_tensor"),   # x ** y
+    ("__rpow__", (_VECTOR, 2.0), {}, "rpow"),            # 2.0 ** x
+    ("pow", (2.0, _VECTOR), {}, "rpow"),                 # torch.pow(2.0, x)
+    ("__matmul__", (_MATRIX, _MATRIX.transpose(0, 1)), {}, "matmul"),
+    ("mm", (_MATRIX, _MATRIX.transpose(0, 1)), {}, "matmul"),
+    ("__matmul__", (_MATRIX, _VECTOR), {}, "mv"),
+    ("__rmatmul__", (_VECTOR, _MATRIX), {}, "mv"),       # reflected: matrix @ x
+    ("__matmul__", (_VECTOR, _VECTOR), {}, "dot"),
+    ("__getitem__", (_MATRIX, 0), {}, "index"),
+    ("__getitem__", (_MATRIX, (slice(None), 1)), {}, "index"),
+    ("__getitem__", (_MATRIX, [1, 0]), {}, "index_list"),
+    ("max", (_MATRIX,), {}, "max"),
+    ("max", (_MATRIX,), {"dim": 1}, "max_dim"),
+    ("min", (_MATRIX, 0), {}, "min_dim"),
+    ("mean", (_MATRIX,), {"dim": 0}, "mean"),
+    ("t", (_MATRIX,), {}, None),                         # another function than transpose
+    ("view", (_MATRIX, 6), {}, None),
+    ("__setitem__", (_MATRIX, 0, 1.0), {}, None),        # index assignment is no indexing
+])
+def test_each_spelling_of_an_op_is_recorded_as_the_op_it_applies(spelling, args, kwargs, op):
+    """How harness/ops.py writes each op decides which op a call is: `**` by whether the base and
+    the exponent are tensors, `@` by the operands' dims, indexing by its key, max by its dim."""
+    assert applied_op(spelling, args, kwargs) == op

@@ -19,6 +19,7 @@ from autograd_conformance.runner.robustness import soft_limit_available
 from tests.support.run import run_pytest
 
 BROKEN_TRANSPOSE = "tests.broken.adapters.broken_transpose"
+TEN_BROKEN_OPS = "tests.broken.adapters.ten_broken_ops"
 
 
 def test_torch_and_the_reference_are_never_judged():
@@ -104,3 +105,43 @@ def test_an_engine_with_a_broken_transpose_fails_only_op_8(broken_transpose_run)
     assert any(test["judged_without"] == ["transpose"] for test in data["tests"])
     skipped = [test for test in data["tests"] if test["outcome"] == "skipped"]
     assert all("op transpose set aside" in test["reason"] for test in skipped), skipped
+
+
+def test_a_test_that_applies_a_set_aside_op_itself_is_not_judged_where_it_fails(tmp_path):
+    """ACC-1's and LEAF-5's seed tests average and square by hand (`.mean()`, `** 2`), whose
+    backward is off by half on ten_broken_ops: they still run and fail, and their behaviours are
+    reported not judged, naming the ops (set aside, each failed its own verdict), not as failing
+    accumulation or leaves; OP-3, where exp's own gradients are judged, still fails. Torch, in the
+    same run, has nothing set aside: every behaviour passes, and no test names a set-aside op."""
+    report = tmp_path / "run.html"
+    run = run_pytest("suites/test_accumulation.py", "suites/test_leaves.py",
+                     "suites/test_op_grads.py", "--engine", "torch", "--engine", TEN_BROKEN_OPS,
+                     "--behaviour", "ACC-1", "--behaviour", "LEAF-5", "--behaviour", "OP-3",
+                     "-n", "2", f"--report={report}")
+    assert run.returncode == 1, run.stdout[-3000:]
+    data = json.loads(report.with_suffix(".json").read_text())
+    states = {engine: {behaviour: row[engine] for behaviour, row in data["behaviours"].items()}
+              for engine in ("torch", "ten-broken-ops")}
+    assert set(states["torch"].values()) == {"passed"}, states
+    assert states["ten-broken-ops"] == {**states["torch"], "ACC-1": "op_set_aside",
+                                        "LEAF-5": "op_set_aside", "OP-3": "failed"}
+    tests = {test["nodeid"]: test for test in data["tests"]}
+    seed = tests["suites/test_leaves.py::test_seed_mean_of_squares[ten-broken-ops]"]
+    assert (seed["outcome"], seed["uses_set_aside"]) == ("failed", ["mean", "pow"])
+    assert not any(test["uses_set_aside"] for test in tests.values() if test["engine"] == "torch")
+    assert "1 failing, 2 not judged: the test uses an op set aside" in run.stdout
+    assert ("test_seed_mean_of_squares[ten-broken-ops]: op_set_aside - uses ops mean, pow, set "
+            "aside (each failed its own verdict): AssertionError: ") in report.read_text()
+
+
+def test_the_reference_engine_has_nothing_set_aside_for_its_tests_to_use(tmp_path):
+    """The reference engine is never judged (it is the spec): the same seed tests pass there, and
+    no test of the run names a set-aside op."""
+    out = tmp_path / "run.json"
+    run = run_pytest("suites/test_accumulation.py", "suites/test_leaves.py", "--engine",
+                     "reference", "--behaviour", "ACC-1", "--behaviour", "LEAF-5", "-n", "0",
+                     "--no-report", f"--json-report={out}")
+    assert run.returncode == 0, run.stdout[-3000:]
+    data = json.loads(out.read_text())
+    assert {row["reference"] for row in data["behaviours"].values()} == {"passed"}
+    assert data["tests"] and not any(test["uses_set_aside"] for test in data["tests"])

@@ -7,9 +7,10 @@ import sys
 import tracemalloc
 import weakref
 
-import autograd_conformance.reference as ag
 import numpy as np
 import pytest
+
+import autograd_conformance.reference as ag
 
 
 def test_backward_releases_saved_arrays():

@@ -10,6 +10,12 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.program import Leaf, Node, Program
+from autograd_conformance.harness.strategies import programs
 from autograd_conformance.reports.dashboard import load_results
 from autograd_conformance.reports.dashboard import main as build_dashboard
 from autograd_conformance.reports.html import SCRIPT, graph_svg, render_report
@@ -27,12 +33,6 @@ from autograd_conformance.reports.results import (
     node_label,
     results_json,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from autograd_conformance.harness.engines import load_engine
-from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.strategies import programs
 from tests.support.run import run_pytest
 from tools.conformance_table import rows
 
@@ -112,17 +112,43 @@ def test_a_failing_test_fails_only_the_behaviours_whose_checks_failed():
     assert (cell.state, cell.error) == ("error", "TypeError: no mean")
 
 
+def test_a_failed_test_that_applied_a_set_aside_op_judges_none_of_its_behaviours():
+    """A test that applied an op set aside on its engine (it failed its own verdict) and failed
+    judges none of its behaviours, whichever check failed: the op may be why (op_set_aside, whose
+    cell names the op and the error); passing, it passes them, and as an expected failure it is a
+    known gap. Another test of the behaviour that failed on its own still fails it, and the
+    summary counts both kinds."""
+    uses = {"engine": "e", "behaviours": ["B1", "B2"], "uses_set_aside": ["pow"]}
+    failed = TestRecord("t1", outcome="failed", reproducers=[_reproducer("B1", True)], **uses)
+    assert behaviour_states(failed) == {"B1": "op_set_aside", "B2": "op_set_aside"}
+    assert behaviour_states(TestRecord("t2", **uses)) == {"B1": "passed", "B2": "passed"}
+    assert behaviour_states(TestRecord("t3", outcome="xfailed", **uses))["B1"] == "xfailed"
+    own = TestRecord("t4", engine="e", outcome="failed", behaviours=["B2"],
+                     reproducers=[_reproducer("B2", True, "AssertionError: B2's own")])
+    results = Results.of([failed, own])
+    matrix = behaviour_matrix(results, ["e"])
+    aside = matrix["B1"]["e"]
+    assert (aside.state, matrix["B2"]["e"].state) == ("op_set_aside", "failed")
+    why = "uses op pow, set aside (it failed its own verdict): AssertionError: no"
+    assert aside.error == why and aside.detail == f"t1: op_set_aside - {why}"
+    summary = engine_summaries(results, ["e"], matrix)["e"]
+    assert summary.line("strict") == ("e: 0/2 behaviours pass at level strict (1 failing, 1 not "
+                                      "judged: the test uses an op set aside)")
+
+
 _BEHAVIOURS = ("B1", "B2", "B3")
 
 
 @given(reproducers=st.lists(st.builds(_reproducer, st.sampled_from((None,) + _BEHAVIOURS),
                                       st.booleans()), max_size=4),
+       uses_set_aside=st.lists(st.sampled_from(("exp", "pow")), max_size=1),
        others=st.lists(st.sampled_from(("passed", "xpassed", "skipped", "xfailed")), max_size=2))
-def test_no_behaviour_passes_with_a_failed_test(reproducers, others):
-    """Attribution is exact: whatever a failed test's reproducers say, none of its behaviours is
-    passed by it, and a behaviour with a failed test never passes on that engine."""
+def test_no_behaviour_passes_with_a_failed_test(reproducers, uses_set_aside, others):
+    """Attribution is exact: whatever a failed test's reproducers say, and whether it applied an op
+    set aside, none of its behaviours is passed by it, and a behaviour with a failed test never
+    passes on that engine."""
     failed = TestRecord("failed", engine="e", outcome="failed", behaviours=list(_BEHAVIOURS),
-                        reproducers=reproducers)
+                        reproducers=reproducers, uses_set_aside=uses_set_aside)
     assert "passed" not in behaviour_states(failed).values()
     records = [failed] + [TestRecord(f"t{i}", engine="e", outcome=outcome, behaviours=["B1"])
                           for i, outcome in enumerate(others)]

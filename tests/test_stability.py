@@ -13,12 +13,12 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from autograd_conformance.suites import test_threads
 from hypothesis import given
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.script import REPLAYS, Reproducer, replay_until_certain, reproducers
 from autograd_conformance.runner.stability import unstable_failure
+from autograd_conformance.suites import test_threads
 from tests.support.run import run_pytest
 
 UNSTABLE = "tests.broken.hostile.unstable_threads"

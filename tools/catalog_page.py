@@ -18,9 +18,8 @@ import textwrap
 from collections import defaultdict
 from pathlib import Path
 
-from autograd_conformance.suites import tests_by_behaviour
-
 from autograd_conformance.harness.catalog import LEVELS, load_catalog, load_deviations
+from autograd_conformance.suites import tests_by_behaviour
 
 ROOT = Path(__file__).resolve().parent.parent
 

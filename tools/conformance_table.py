@@ -10,9 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from autograd_conformance.reports.dashboard import EngineResult, load_results
-
 from autograd_conformance.harness.catalog import LEVELS
+from autograd_conformance.reports.dashboard import EngineResult, load_results
 
 
 def rows(engines: list[EngineResult]) -> list[str]:

@@ -18,10 +18,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograd_conformance.harness.engines import SHORT_NAMES
 from autograd_conformance.reports.dashboard import load_results
 from autograd_conformance.reports.dashboard import main as build_dashboard
-
-from autograd_conformance.harness.engines import SHORT_NAMES
 from tools.conformance_table import rows
 
 ROOT = Path(__file__).resolve().parents[1]

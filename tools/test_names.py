@@ -1,6 +1,7 @@
 """Record the names of the adapter contract that each suite test uses, into suites/names.toml,
 which the runner reads to skip a test whose names an adapter lacks (autograd_conformance/runner/
-needs.py).
+needs.py), and the ops of the op set that its own code applies, which the runner reads to judge
+none of its behaviours where one of them is set aside and the test fails (runner/op_verdicts.py).
 
     python -m tools.test_names                    # record every test, write suites/names.toml
     python -m tools.test_names --check            # the same, compared with the file: 1 if stale
@@ -10,12 +11,13 @@ It collects the suites (every test's key and the capabilities its marks name), t
 the reference engine (`ci` profile, `-n 2`) with tools/names_recorder.py, which notes what the
 tests' own code uses and runs each test on an engine that declares only the capabilities it needs.
 A recorded name is kept when `lacking_names` can check it (the reference has it there:
-`grad_fn.variable`, found only on AccumulateGrad, is not) and it is not a core name. The tool also
-lists kept names that no capability a test needs lists in CONTRACT_NAMES, which
-tests/test_names.py requires to be none. A full recording takes about as long as a conformance
-run of the reference engine (2.5 minutes on 2 cores); run it after changing what a suite test
-uses, its `needs` marks or core's CONTRACT_NAMES. `--check` with files compares every test's key
-and needs but only those files' names: tests/test_names.py runs it on one file.
+`grad_fn.variable`, found only on AccumulateGrad, is not) and it is not a core name; a recorded
+op unless it is one of REQUIRED_OPS, which are never set aside. The tool also lists kept names
+that no capability a test needs lists in CONTRACT_NAMES, which tests/test_names.py requires to be
+none. A full recording takes about as long as a conformance run of the reference engine (2.5
+minutes on 2 cores); run it after changing what a suite test uses, its `needs` marks or core's
+CONTRACT_NAMES. `--check` with files compares every test's key and needs but only those files'
+names and ops: tests/test_names.py runs it on one file.
 """
 
 from __future__ import annotations
@@ -30,17 +32,20 @@ from pathlib import Path
 import pytest
 
 from autograd_conformance import reference
-from autograd_conformance.harness.contract import CONTRACT_NAMES, lacking_names
+from autograd_conformance.harness.contract import CONTRACT_NAMES, REQUIRED_OPS, lacking_names
 from autograd_conformance.runner.needs import NAMES_FILE, key_of, needed_capabilities
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE = "tools.names_recorder:torch"   # the reference engine, named "reference"
+FIELDS = ("needs", "names", "ops")     # of each test's table, in order
 HEADER = """\
 # The names of the adapter contract that each suite test uses, keyed by test id without the
 # engine parameter; `needs` are the capabilities its marks name. Written by
 # `python -m tools.test_names` from a run of the suites on the reference engine: do not edit.
 # A test whose names an adapter lacks is skipped, naming them
-# (autograd_conformance/runner/needs.py).
+# (autograd_conformance/runner/needs.py). `ops` are the ops of the op set that its own code
+# applies (not those of its programs): where one is set aside and the test fails, its behaviours
+# are not judged (autograd_conformance/runner/op_verdicts.py).
 """
 
 
@@ -72,30 +77,32 @@ def collect() -> dict[str, list[str]]:
 
 
 class Recorded:
-    """pytest plugin of the recording run's controller: each test's names, from the user property
-    of its teardown report, and the tests that did not pass."""
+    """pytest plugin of the recording run's controller: each test's names and ops, from the user
+    properties of its teardown report, and the tests that did not pass."""
 
     def __init__(self):
-        self.names: dict[str, list[str]] = {}
+        self.used: dict[str, dict[str, list[str]]] = {}
         self.not_passed: dict[str, str] = {}
 
     def pytest_runtest_logreport(self, report):
-        from tools.names_recorder import NAMES
+        from tools.names_recorder import NAMES, OPS_APPLIED
         if report.outcome != "passed":
             self.not_passed[report.nodeid] = report.outcome
         if report.when == "teardown":
-            self.names[key_of(report.nodeid, reference.name)] = \
-                dict(report.user_properties).get(NAMES, [])
+            properties = dict(report.user_properties)
+            self.used[key_of(report.nodeid, reference.name)] = {
+                "names": properties.get(NAMES, []), "ops": properties.get(OPS_APPLIED, [])}
 
 
-def record(paths: list[str], jobs: int) -> dict[str, list[str]]:
-    """Run the suite files `paths` on the recording engine: test key -> every name its code used.
-    Raises RuntimeError unless every test passed (names recorded from it would be partial)."""
+def record(paths: list[str], jobs: int) -> dict[str, dict[str, list[str]]]:
+    """Run the suite files `paths` on the recording engine: test key -> {"names": every name its
+    code used, "ops": every op it applied}. Raises RuntimeError unless every test passed (what is
+    recorded from it would be partial)."""
     recorded = Recorded()
     code = _pytest([*paths, "-p", "tools.names_recorder", "-n", str(jobs)], recorded)
     if code != 0 or recorded.not_passed:
         raise RuntimeError(f"the recording run did not pass (exit {code}): {recorded.not_passed}")
-    return recorded.names
+    return recorded.used
 
 
 def checkable(names: set[str]) -> set[str]:
@@ -104,11 +111,13 @@ def checkable(names: set[str]) -> set[str]:
     return names - set(lacking_names(reference, sorted(names))) - set(CONTRACT_NAMES["core"])
 
 
-def entries(needs: dict[str, list[str]], names: dict[str, list[str]]) -> dict[str, dict]:
-    """Test key -> {"needs", "names"}, with only the checkable names, for the recorded tests."""
-    kept = checkable({name for used in names.values() for name in used})
-    return {key: {"needs": needs[key], "names": sorted(set(used) & kept)}
-            for key, used in names.items()}
+def entries(needs: dict[str, list[str]], used: dict[str, dict]) -> dict[str, dict]:
+    """Test key -> {"needs", "names", "ops"}, with only the checkable names and the ops that may be
+    set aside, for the recorded tests."""
+    kept = checkable({name for test in used.values() for name in test["names"]})
+    return {key: {"needs": needs[key], "names": sorted(set(test["names"]) & kept),
+                  "ops": sorted(set(test["ops"]) - set(REQUIRED_OPS))}
+            for key, test in used.items()}
 
 
 def unlisted(tests: dict[str, dict]) -> dict[str, list[str]]:
@@ -124,8 +133,9 @@ def unlisted(tests: dict[str, dict]) -> dict[str, list[str]]:
 
 def render(tests: dict[str, dict]) -> str:
     """names.toml's text: one table per test, in key order."""
-    tables = [f"[{json.dumps(key)}]\nneeds = {json.dumps(test['needs'])}\n"
-              f"names = {json.dumps(test['names'])}\n" for key, test in sorted(tests.items())]
+    tables = [f"[{json.dumps(key)}]\n"
+              + "".join(f"{field} = {json.dumps(test[field])}\n" for field in FIELDS)
+              for key, test in sorted(tests.items())]
     return HEADER + "\n" + "\n".join(tables)
 
 
@@ -140,9 +150,9 @@ def differences(needs: dict[str, list[str]], tests: dict[str, dict],
     lines += [f"{key}: in the file, but no such test" for key in sorted(set(file) - set(needs))]
     lines += [f"{key}: needs {needs[key]}, the file says {file[key]['needs']}"
               for key in sorted(set(needs) & set(file)) if file[key]["needs"] != needs[key]]
-    lines += [f"{key}: uses {test['names']}, the file says {file[key]['names']}"
+    lines += [f"{key}: {field} {test[field]}, the file says {file[key][field]}"
               for key, test in sorted(tests.items()) if key in file
-              and file[key]["names"] != test["names"]]
+              for field in ("names", "ops") if file[key][field] != test[field]]
     return lines
 
 

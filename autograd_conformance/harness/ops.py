@@ -481,11 +481,20 @@ def backward_formulas(spec: OpSpec, param, input_shapes, output_shape,
 # The ops whose param is None, a dim or (dim, keepdim), written as keywords.
 DIM_PARAM_OPS = ("sum", "mean", "amax", "amin", "max_dim", "min_dim")
 
+# Op -> the expressions `render` wrote for it since the runner last emptied this (before each test):
+# the op applications of the test's programs. Strategies never draw an op set aside on the
+# engine, so one written here was chosen by the test itself (a node it adds or builds:
+# runner/op_verdicts.py notes it); tools/names_recorder.py leaves these applications out of what
+# a test's own code applies.
+RENDERED: dict[str, set[str]] = {}
+
 
 def render(spec: OpSpec, args: tuple[str, ...], param) -> str:
-    """The torch expression for one op application, e.g. `v1.sum(dim=0)`."""
-    return spec.template.format(
+    """The torch expression for one op application, e.g. `v1.sum(dim=0)` (noted in RENDERED)."""
+    text = spec.template.format(
         *args, p=param, p_dim=_dim_text(param) if spec.name in DIM_PARAM_OPS else "",
         p_swapped=", ".join(map(str, _swapped(param))) if spec.name == "transpose" else "",
         p_index=_index_text(param) if spec.name == "index" else "",
         p_list=str(list(param)) if spec.name == "index_list" else "")
+    RENDERED.setdefault(spec.name, set()).add(text)
+    return text

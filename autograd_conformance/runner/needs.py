@@ -10,6 +10,9 @@ test needs, the test whose names the adapter lacks, with a reason that names the
 spelled as in CONTRACT_NAMES (autograd_conformance/harness/contract.py), which `lacking_names`
 checks; core names are not recorded (core is always declared: an engine without one of its names
 fails those tests).
+
+The same file records the ops of the random programs' op set that each test's own code applies
+(not its programs'), which the runner reads where an op is set aside (runner/op_verdicts.py).
 """
 
 from __future__ import annotations
@@ -28,17 +31,19 @@ NAMES_FILE = importlib.resources.files("autograd_conformance.suites") / "names.t
 @dataclass(frozen=True)
 class Needs:
     """What one suite test (or one parameter set of it) needs: the capabilities its marks name,
-    and the names of the contract it used on the reference engine."""
+    and the names of the contract it used on the reference engine; and the ops its own code
+    applied there."""
 
     needs: tuple[str, ...]
     names: tuple[str, ...]
+    ops: tuple[str, ...]
 
 
 @functools.cache
 def recorded_needs() -> dict[str, Needs]:
     """Test key (see `key_of`) -> what it needs, as recorded in suites/names.toml."""
     data = tomllib.loads(NAMES_FILE.read_text(encoding="utf-8"))
-    return {key: Needs(tuple(entry["needs"]), tuple(entry["names"]))
+    return {key: Needs(tuple(entry["needs"]), tuple(entry["names"]), tuple(entry["ops"]))
             for key, entry in data.items()}
 
 
@@ -74,6 +79,13 @@ def lacking_for(engine, test: Needs) -> list[str]:
     """The names that `test` uses and `engine`'s adapter lacks."""
     lacks = engine_lacks(engine)
     return [name for name in test.names if name in lacks]
+
+
+def recorded_ops(key: str) -> tuple[str, ...]:
+    """The ops of the op set that the test `key`'s own code applies; none where names.toml does
+    not know the test."""
+    test = recorded_needs().get(key)
+    return test.ops if test else ()
 
 
 def skip_reason(engine, key: str) -> str | None:

@@ -6,7 +6,10 @@ leaves over the generator's domain, its forward values and its vector-Jacobian p
 the float64 oracle (harness/checks.py `assert_op_application`). An op that fails is *set aside*
 on that engine: random programs and view chains no longer draw it (as if the adapter declared it
 in `missing_ops`), and the tests that apply it on purpose are skipped with its error, except its
-own gradient tests (OP-*, harness/ops.py GRADIENT_BEHAVIOURS), where it fails. So a broken
+own gradient tests (OP-*, harness/ops.py GRADIENT_BEHAVIOURS), where it fails. A test that applies
+it itself (its own code, as suites/names.toml records it, or a program node it writes: strategies
+never draw one) still runs; if it fails, the op may be why, so the report judges none of its
+behaviours (`uses_set_aside`, reports/results.py), while the test still fails. So a broken
 `2.0 ** x` fails OP-4 once and does not decide accumulation, retain_graph or hooks in every
 chapter; the summary line, the report and the JSON results name the ops set aside, each with its
 smallest failing call, and every test judged on programs drawn without them says so.
@@ -45,10 +48,11 @@ from hypothesis.errors import HypothesisSideeffectWarning
 from ..harness.checks import assert_op_application
 from ..harness.contract import REQUIRED_OPS
 from ..harness.engines import DEFAULT_ENGINES
-from ..harness.ops import GRADIENT_BEHAVIOUR
+from ..harness.ops import GRADIENT_BEHAVIOUR, RENDERED
 from ..harness.script import Script, error_line, reproducers
 from ..harness.strategies import ALL_OPS, EXTREMA, JUDGED_WITHOUT, cotangents, engine_ops, op_applications
-from .plugin import behaviour_ids, item_engine
+from .needs import key_of, recorded_ops
+from .plugin import behaviour_ids, item_engine, suite_nodeid
 from .robustness import TimeLimit, TimeLimitExceeded, shrink_budget
 from .watchdog import shared_directory
 
@@ -262,23 +266,35 @@ def pytest_runtest_setup(item):
         _MADE.add(engine.name)
         engine.set_aside.update(made_once(shared_directory(config), engine,
                                           config.getoption("test_timeout"))["set_aside"])
-    aside = [op for mark in item.iter_markers("op") for op in mark.args
-             if op in engine.set_aside and GRADIENT_BEHAVIOUR.get(op) not in behaviour_ids(item)]
+    aside = _set_aside(item, engine, [op for mark in item.iter_markers("op") for op in mark.args])
     if aside:
         pytest.skip("; ".join(f"op {op} set aside on engine {engine.name!r}: it failed its own "
                               f"verdict ({engine.set_aside[op]['error']})" for op in aside))
 
 
+def _set_aside(item, engine, ops) -> list[str]:
+    """Those of `ops` set aside on `engine`, less those whose own gradients `item` judges."""
+    behaviours = behaviour_ids(item)
+    return [op for op in ops
+            if op in engine.set_aside and GRADIENT_BEHAVIOUR.get(op) not in behaviours]
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """Note, as the test's property `judged_without`, the set-aside ops its random programs and
-    view chains were drawn without."""
+    """Note, as the test's properties, the set-aside ops its random programs and view chains were
+    drawn without (`judged_without`), and those it applied itself (`uses_set_aside`): in its own
+    code, as recorded, or in a program node it wrote (RENDERED)."""
     engine = item_engine(item)
-    if engine is None or not engine.set_aside:
+    if engine is None:
         return (yield)
     JUDGED_WITHOUT.clear()
+    RENDERED.clear()
     try:
         return (yield)
     finally:
         if JUDGED_WITHOUT:
             item.user_properties.append(("judged_without", " ".join(sorted(JUDGED_WITHOUT))))
+        key = key_of(suite_nodeid(item.config, item), engine.name)
+        used = _set_aside(item, engine, sorted({*recorded_ops(key), *RENDERED}))
+        if used:
+            item.user_properties.append(("uses_set_aside", " ".join(used)))

@@ -3,11 +3,11 @@ accumulation and zeroing."""
 
 import numpy as np
 import torch
-from autograd_conformance.reference import creation, graph
-from autograd_conformance.reference.tensor import Tensor, make
 
 from autograd_conformance import reference
 from autograd_conformance.harness.counts import BACKWARD_PASSES
+from autograd_conformance.reference import creation, graph
+from autograd_conformance.reference.tensor import Tensor, make
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 

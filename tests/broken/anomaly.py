@@ -5,9 +5,9 @@ import traceback
 import warnings
 
 import numpy as np
+
 from autograd_conformance.reference import anomaly, graph
 from autograd_conformance.reference.ops import elementwise
-
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

@@ -5,12 +5,12 @@ import re
 import warnings
 
 import torch
+
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.autograd import graph as autograd_graph
 from autograd_conformance.reference.ops import arithmetic
 from autograd_conformance.reference.tensor import Tensor
-
-from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 

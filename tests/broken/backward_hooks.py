@@ -5,12 +5,12 @@ fires."""
 import itertools
 import weakref
 
-import autograd_conformance.reference.autograd.graph as autograd_graph
 import numpy as np
+
+import autograd_conformance.reference.autograd.graph as autograd_graph
+from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE, HOOKS_PER_TENSOR
 from autograd_conformance.reference import graph, module_hooks, node_hooks, walk
 from autograd_conformance.reference.tensor import Tensor, make
-
-from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE, HOOKS_PER_TENSOR
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

@@ -6,7 +6,6 @@ import contextlib
 from autograd_conformance.reference import creation, grad_mode, walk
 from autograd_conformance.reference.hooks import saved_tensor_hooks
 from autograd_conformance.reference.utils import checkpoint
-
 from tests.broken.registry import Namespace, mutant
 
 

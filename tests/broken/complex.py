@@ -1,14 +1,14 @@
 """Mutants of the catalog's chapter 'complex' (suites/test_complex.py): Complex autograd: the
 conjugate Wirtinger convention, holomorphic and cross-domain functions."""
 
-import autograd_conformance.reference.ops.complex_numbers as complex_ops
 import numpy as np
+
+import autograd_conformance.reference.ops.complex_numbers as complex_ops
 from autograd_conformance.reference import creation, graph
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import arithmetic, common
 from autograd_conformance.reference.ops.common import sum_to
 from autograd_conformance.reference.tensor import Tensor, make
-
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

@@ -5,10 +5,10 @@ import functools
 from types import SimpleNamespace
 
 import numpy as np
-from autograd_conformance.reference.autograd import function
-from autograd_conformance.reference.graph import FREED_MESSAGE, edge
 
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS
+from autograd_conformance.reference.autograd import function
+from autograd_conformance.reference.graph import FREED_MESSAGE, edge
 from tests.broken.registry import mutant
 
 

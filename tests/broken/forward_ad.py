@@ -4,11 +4,11 @@ dual_level, make_dual, unpack_dual and tangents."""
 import types
 
 import numpy as np
+
 from autograd_conformance.reference import dual, grad_mode
 from autograd_conformance.reference.autograd import forward_ad
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor, make
-
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

@@ -2,10 +2,10 @@
 vjp, jvp, vhp, hvp, jacobian, hessian."""
 
 import numpy as np
-from autograd_conformance.reference.autograd import forward_jacobian, functional, gradients
 
 from autograd_conformance import reference
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS
+from autograd_conformance.reference.autograd import forward_jacobian, functional, gradients
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

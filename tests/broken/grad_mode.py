@@ -5,9 +5,9 @@ import contextlib
 import functools
 
 import torch
-from autograd_conformance.reference import grad_mode, graph
 
 from autograd_conformance.harness.counts import NESTING_DEPTH
+from autograd_conformance.reference import grad_mode, graph
 from tests.broken import _torch
 from tests.broken.registry import mutant
 
@@ -296,7 +296,6 @@ def reference_inference_tensors_count_versions():
 def reference_inference_mode_views_are_inference_tensors():
     """A view taken under inference_mode is an inference tensor, even of a normal tensor."""
     from autograd_conformance.reference.ops import views
-
     from tests.broken import _reference
 
     def marking(view_of):

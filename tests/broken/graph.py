@@ -4,9 +4,9 @@ next_functions, AccumulateGrad and node names."""
 import re
 
 import torch
+
 from autograd_conformance.reference.graph import Node
 from autograd_conformance.reference.tensor import Tensor, make
-
 from tests.broken import _torch
 from tests.broken.registry import mutant
 

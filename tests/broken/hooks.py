@@ -6,12 +6,12 @@ import weakref
 
 import numpy as np
 import torch
-from autograd_conformance.reference import node_hooks, walk
-from autograd_conformance.reference.hooks import HookDict
-from autograd_conformance.reference.tensor import Tensor, make
 
 from autograd_conformance import reference
 from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_TENSOR, USES_OF_ONE_TENSOR
+from autograd_conformance.reference import node_hooks, walk
+from autograd_conformance.reference.hooks import HookDict
+from autograd_conformance.reference.tensor import Tensor, make
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

@@ -2,10 +2,10 @@
 index assignment."""
 
 import torch
+
 from autograd_conformance.reference import grad_mode, graph
 from autograd_conformance.reference.ops import inplace
 from autograd_conformance.reference.tensor import Tensor
-
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

@@ -2,11 +2,11 @@
 vector-Jacobian products and Jacobians."""
 
 import torch
+
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from autograd_conformance.reference import methods
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.tensor import Tensor
-
-from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 

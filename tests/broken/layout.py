@@ -2,12 +2,12 @@
 strides of .grad, accumulation in place, assigning .grad."""
 
 import numpy as np
-from autograd_conformance.reference import graph, layout
-from autograd_conformance.reference.ops import views
-from autograd_conformance.reference.tensor import Tensor
 from numpy.lib.stride_tricks import as_strided
 
 from autograd_conformance.harness.counts import BACKWARD_PASSES
+from autograd_conformance.reference import graph, layout
+from autograd_conformance.reference.ops import views
+from autograd_conformance.reference.tensor import Tensor
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

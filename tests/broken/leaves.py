@@ -5,13 +5,13 @@ import weakref
 
 import numpy as np
 import torch
+
+from autograd_conformance import reference
+from autograd_conformance.harness.counts import BACKWARD_PASSES
 from autograd_conformance.reference import graph, walk
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import copies
 from autograd_conformance.reference.tensor import Tensor
-
-from autograd_conformance import reference
-from autograd_conformance.harness.counts import BACKWARD_PASSES
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

@@ -4,10 +4,10 @@ requires_grad."""
 import weakref
 
 import torch
-from autograd_conformance.reference import grad_mode, nn
-from autograd_conformance.reference.ops import inplace, linalg, reductions
 
 from autograd_conformance.harness.counts import SEQUENTIAL_MODULES
+from autograd_conformance.reference import grad_mode, nn
+from autograd_conformance.reference.ops import inplace, linalg, reductions
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 

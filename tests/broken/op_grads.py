@@ -3,8 +3,8 @@ the op set."""
 
 import numpy as np
 import torch
-from autograd_conformance.reference.ops import arithmetic, extrema
 
+from autograd_conformance.reference.ops import arithmetic, extrema
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

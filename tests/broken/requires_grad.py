@@ -5,11 +5,11 @@ import inspect
 import re
 
 import torch
+
+from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor
-
-from autograd_conformance.harness.counts import FUNCTION_OUTPUTS
 from tests.broken import _reference, _torch
 from tests.broken.registry import Namespace, mutant
 

@@ -2,11 +2,11 @@
 retain_graph."""
 
 import torch
+
+from autograd_conformance import reference
 from autograd_conformance.reference import graph, methods, walk
 from autograd_conformance.reference.autograd import gradients
 from autograd_conformance.reference.tensor import Tensor
-
-from autograd_conformance import reference
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

@@ -1,14 +1,14 @@
 """Mutants of the catalog's chapter 'saved_tensors' (suites/test_saved_tensors.py): Saved tensors
 and saved-tensor hooks."""
 
-import autograd_conformance.reference.autograd.graph as autograd_graph
 import numpy as np
+
+import autograd_conformance.reference.autograd.graph as autograd_graph
+from autograd_conformance.harness.counts import BACKWARD_PASSES, NESTING_DEPTH, SAVES_OF_ONE_TENSOR
 from autograd_conformance.reference import graph, hooks
 from autograd_conformance.reference.autograd import function
 from autograd_conformance.reference.hooks import saved_tensor_hooks
 from autograd_conformance.reference.ops import arithmetic
-
-from autograd_conformance.harness.counts import BACKWARD_PASSES, NESTING_DEPTH, SAVES_OF_ONE_TENSOR
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

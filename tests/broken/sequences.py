@@ -2,7 +2,6 @@
 calls and Python control flow."""
 
 from autograd_conformance.reference import conversions
-
 from tests.broken.registry import mutant
 
 

@@ -13,10 +13,9 @@ import time
 import types
 import weakref
 
+from autograd_conformance import reference
 from autograd_conformance.reference import grad_mode, graph, hooks
 from autograd_conformance.reference.autograd import gradients
-
-from autograd_conformance import reference
 from tests.broken._reference import replace
 from tests.broken.registry import mutant
 

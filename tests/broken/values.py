@@ -3,10 +3,10 @@ against three oracles."""
 
 import numpy as np
 import torch
+
 from autograd_conformance.reference import creation
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor
-
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 

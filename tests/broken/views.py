@@ -4,13 +4,12 @@ on views."""
 import inspect
 import textwrap
 
+from autograd_conformance.harness.counts import VIEW_CHAIN
 from autograd_conformance.reference import grad_mode
 from autograd_conformance.reference.graph import record
 from autograd_conformance.reference.ops import copies, inplace, views
 from autograd_conformance.reference.ops.common import output
 from autograd_conformance.reference.tensor import Tensor, _VersionCounter
-
-from autograd_conformance.harness.counts import VIEW_CHAIN
 from tests.broken import _reference
 from tests.broken.registry import mutant
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograd_conformance.suites import tests_by_behaviour
-
 from tests.support.warm import ROOT, clean_environment, run_python
 
 

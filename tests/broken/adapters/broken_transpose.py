@@ -2,9 +2,8 @@
 normalisation of negative dims), as in the trial that set ops aside: its own verdict fails, so
 transpose is set aside, fails OP-8 alone, and every other behaviour is judged without it."""
 
-from autograd_conformance.reference.tensor import Tensor
-
 from autograd_conformance import reference
+from autograd_conformance.reference.tensor import Tensor
 
 name = "broken-transpose"
 version = reference.version

@@ -5,9 +5,8 @@ with those tests failed as hung, and is never given up as unresponsive."""
 
 import time
 
-from autograd_conformance.reference.node_hooks import NodeHookMethods
-
 from autograd_conformance import reference
+from autograd_conformance.reference.node_hooks import NodeHookMethods
 
 name = "hangs-in-node-hooks"
 version = reference.version

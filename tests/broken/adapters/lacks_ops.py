@@ -3,9 +3,8 @@
 young engine's missing op would; random programs must never draw them, and the tests of those ops
 are skipped, naming them."""
 
-from autograd_conformance.reference.tensor import Tensor
-
 from autograd_conformance import reference
+from autograd_conformance.reference.tensor import Tensor
 
 name = "lacks-ops"
 version = reference.version

@@ -3,9 +3,8 @@ once (MODE-5), but used as a decorator it raises, after the call has switched th
 `@set_grad_enabled(False)` leaves grad mode off (a young engine's MODE-11 bug). Every test that uses
 the decorator must fail, and no other: the harness restores the mode after each test."""
 
-from autograd_conformance.reference import grad_mode
-
 from autograd_conformance import reference
+from autograd_conformance.reference import grad_mode
 
 name = "leaky-grad-mode-decorator"
 version = reference.version

@@ -8,9 +8,8 @@ the delay (seconds, default 0.002)."""
 import os
 import time
 
-from autograd_conformance.reference import graph
-
 from autograd_conformance import reference
+from autograd_conformance.reference import graph
 from tests.broken import _reference, mutants
 
 BROKEN = ("reference_graph_never_freed", "reference_no_accumulation",

@@ -10,9 +10,8 @@ gap fixed)."""
 import os
 import threading
 
-from autograd_conformance.reference import graph
-
 from autograd_conformance import reference
+from autograd_conformance.reference import graph
 from tests.broken import _reference
 
 MODE = os.environ.get("UNSTABLE_THREADS", "first")
