@@ -1,6 +1,7 @@
 """Activation checkpointing, torch.utils.checkpoint.checkpoint (CKPT-*): a random program run as
-`fn`, a function of some of its leaves (its arguments; it takes the others from its closure), once
-checkpointed and once plainly, in both forms, use_reentrant=False and True.
+`fn`, a function of some of its leaves (its arguments; it takes the others from its closure) that
+returns its output (for CKPT-1, with up to two more tensors), once checkpointed and once plainly,
+in both forms, use_reentrant=False and True.
 
 Gradients are compared with the analytic float64 ones (autograd_conformance/harness/oracles.py),
 and with the plain program's in the same engine where a random draw makes the analytic oracle
@@ -14,10 +15,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.checks import assert_grads_only_where_expected
-from autograd_conformance.harness.oracles import analytic_grads
+from autograd_conformance.harness.counts import CHECKPOINT_OUTPUTS, counts
+from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.program import Program
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import programs
+from autograd_conformance.harness.strategies import (cotangents, programs,
+                                                     recorded_intermediates)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -46,13 +49,14 @@ def checkpointed(draw, engine, *, requiring_argument: bool,
     return program, tuple(name for name in used if name in chosen)
 
 
-def _define(script: Script, program: Program, args, *, first_lines=(), last_lines=()) -> None:
+def _define(script: Script, program: Program, args, *, first_lines=(), last_lines=(),
+            returns="out") -> None:
     """The program's leaves, and `fn`: its nodes as a function of the leaves `args`, returning
-    its output; `first_lines` open fn's body, `last_lines` follow the program's."""
+    `returns` (its output); `first_lines` open fn's body, `last_lines` follow the program's."""
     script.run(*[f"{leaf.name} = {tensor_literal(leaf.values, program.dtype, leaf.requires_grad)}"
                  for leaf in program.leaves])
     body = [*first_lines, *program.script_lines(given=[leaf.name for leaf in program.leaves]),
-            *last_lines, "return out"]
+            *last_lines, f"return {returns}"]
     script.run(f"def fn({', '.join(args)}):\n" + textwrap.indent("\n".join(body), "    "))
 
 
@@ -88,26 +92,71 @@ def _check_agrees_with_plain(script: Script, program: Program, magnitude: float)
 
 # -- CKPT-1, CKPT-2, CKPT-3: the same gradients, from fn run again -------------------------------
 
+@st.composite
+def _returns(draw, program: Program) -> list[tuple[str, str, float]]:
+    """What fn returns: one to three tensors, the program's output first, then distinct
+    intermediates that require grad, then, where the program has too few, its output times 2.0
+    and 3.0; each as (fn's expression, the program's variable, the scale)."""
+    count = draw(counts(CHECKPOINT_OUTPUTS), label="outputs of fn")
+    others = recorded_intermediates(program)
+    taken = min(count - 1, len(others))
+    chosen = draw(st.lists(st.sampled_from(others), min_size=taken, max_size=taken, unique=True)
+                  if taken else st.just([]), label="intermediates returned")
+    scaled = [float(scale) for scale in range(2, 2 + count - 1 - taken)]
+    return ([("out", program.output, 1.0)] + [(name, name, 1.0) for name in chosen]
+            + [(f"out * {scale}", program.output, scale) for scale in scaled])
+
+
+def _returned(returns) -> str:
+    """fn's return expression: its one output, or the tuple of them."""
+    texts = [text for text, _, _ in returns]
+    return texts[0] if len(texts) == 1 else f"({', '.join(texts)})"
+
+
+def _backward_of_weighted_outputs(script: Script, program: Program, returns, weights,
+                                  outputs: str) -> None:
+    """backward() of sum_k (o_k * w_k).sum() over fn's outputs o_k (the script's `outputs`, a
+    tensor or a tuple), each weighted by its own w_k."""
+    script.run(*(f"w{k} = {tensor_literal(w, program.dtype)}" for k, w in enumerate(weights)))
+    terms = ([f"({outputs} * w0).sum()"] if len(returns) == 1
+             else [f"({outputs}[{k}] * w{k}).sum()" for k in range(len(returns))])
+    script.run(f"({' + '.join(terms)}).backward()")
+
+
 @behaviour("CKPT-1")
 @needs("checkpoint")
 @given(data=st.data())
 def test_checkpoint_gives_the_plain_programs_value_and_gradients(engine, data):
-    """fn's value, and after backward() each leaf's gradient, arguments and closure leaves alike:
-    the analytic ones, and those of the plain fn run anew."""
+    """fn's values, and after backward() each leaf's gradient, arguments and closure leaves alike:
+    the analytic ones, and those of the plain fn run anew. fn returns one to three tensors, and
+    backward() starts from sum_k (o_k * w_k).sum(), each output o_k weighted by its own w_k, so a
+    checkpoint that backpropagates some outputs only loses the others' w_k^T J_k."""
     reentrant = data.draw(st.booleans(), label="use_reentrant")
     program, args = data.draw(checkpointed(engine, requiring_argument=reentrant), label="program")
-    expected = analytic_grads(program)
+    returns = data.draw(_returns(program), label="fn returns")
+    values_ = program.evaluate()
+    weights = [data.draw(cotangents(values_[variable].shape, program.dtype), label=f"w{k}")
+               for k, (_, variable, _) in enumerate(returns)]
+    names = [leaf.name for leaf in program.grad_leaves()]
+    products = [analytic_grads(Program(program.dtype, program.leaves, program.nodes, variable),
+                               scale * w, wrt=names)
+                for (_, variable, scale), w in zip(returns, weights)]
+    expected = Gradients({name: sum(each[name] for each in products) for name in names},
+                         sum(each.magnitude for each in products))
     script = Script(engine)
-    _define(script, program, args)
-    script.run(f"out = {_call(args, reentrant)}")
-    script.check_close("out", program.evaluate()[program.output], dtype=program.dtype,
-                       oracle="analytic forward")
-    script.run("out.backward()")
-    for leaf in program.grad_leaves():
-        script.check_close(f"{leaf.name}.grad", expected[leaf.name], dtype=program.dtype,
-                           oracle="analytic", magnitude=expected.magnitude)
+    _define(script, program, args, returns=_returned(returns))
+    script.run(f"outputs = {_call(args, reentrant)}")
+    for k, (text, variable, scale) in enumerate(returns):
+        script.check_close("outputs" if len(returns) == 1 else f"outputs[{k}]",
+                           scale * values_[variable], dtype=program.dtype,
+                           oracle=f"analytic forward of {text}")
+    _backward_of_weighted_outputs(script, program, returns, weights, "outputs")
+    for name in names:
+        script.check_close(f"{name}.grad", expected[name], dtype=program.dtype,
+                           oracle="analytic sum of w_k^T J_k", magnitude=expected.magnitude)
     _forget_grads(script, program)
-    script.run(f"fn({', '.join(args)}).backward()")
+    script.run(f"plain = fn({', '.join(args)})")
+    _backward_of_weighted_outputs(script, program, returns, weights, "plain")
     _check_agrees_with_plain(script, program, expected.magnitude)
 
 

@@ -36,10 +36,11 @@ FUNCTION_OUTPUTS = Count("outputs of a function", 1, 4, corner=3)
 USES_OF_ONE_TENSOR = Count("uses of one tensor", 1, 4, corner=3)     # fan-out, branches
 VIEW_CHAIN = Count("views in a chain", 1, 4, corner=3)
 SEQUENTIAL_MODULES = Count("modules in a Sequential", 1, 4, corner=3)
+CHECKPOINT_OUTPUTS = Count("outputs of a checkpointed function", 1, 3, corner=2)
 
 COUNTS = (HOOKS_PER_TENSOR, HOOKS_PER_NODE, HOOKS_PER_MODULE, BACKWARD_PASSES,
           SAVES_OF_ONE_TENSOR, NESTING_DEPTH, FUNCTION_INPUTS, FUNCTION_OUTPUTS,
-          USES_OF_ONE_TENSOR, VIEW_CHAIN, SEQUENTIAL_MODULES)
+          USES_OF_ONE_TENSOR, VIEW_CHAIN, SEQUENTIAL_MODULES, CHECKPOINT_OUTPUTS)
 
 # Every value drawn in this process, by `Count.what`; tests/support/probe.py empties it per test.
 DRAWN: dict[str, set[int]] = {}

@@ -3,6 +3,7 @@ checkpointing, torch.utils.checkpoint."""
 
 import contextlib
 
+from autograd_conformance.harness.counts import CHECKPOINT_OUTPUTS
 from autograd_conformance.reference import creation, grad_mode, walk
 from autograd_conformance.reference.hooks import saved_tensor_hooks
 from autograd_conformance.reference.utils import checkpoint
@@ -15,6 +16,15 @@ def reference_checkpoint_recomputes_under_no_grad():
     backward has nothing to pass through, so the gradients of fn's arguments and closure leaves
     vanish (and the non-reentrant form finds none of the tensors it needs)."""
     checkpoint.grad_mode = Namespace(grad_mode, enable_grad=grad_mode.no_grad)
+
+
+@mutant("CKPT-1", corner=CHECKPOINT_OUTPUTS)
+def reference_checkpoint_reentrant_backpropagates_the_first_output():
+    """The reentrant form's backward runs fn again but backpropagates the gradient of its first
+    output only: right for a function of one output, while the other outputs' gradients never
+    reach the leaves."""
+    backward = checkpoint.backward
+    checkpoint.backward = lambda outputs, grads: backward(outputs[:1], grads[:1])
 
 
 @mutant("CKPT-2", "CKPT-3")
