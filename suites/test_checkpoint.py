@@ -19,8 +19,7 @@ from autograd_conformance.harness.counts import CHECKPOINT_OUTPUTS, counts
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.program import Program
 from autograd_conformance.harness.script import Script, tensor_literal
-from autograd_conformance.harness.strategies import (cotangents, programs,
-                                                     recorded_intermediates)
+from autograd_conformance.harness.strategies import cotangents, programs, recorded_intermediates
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
