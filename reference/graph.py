@@ -212,13 +212,13 @@ def accumulate_into(tensor, grad):
     The first gradient is stored as a new tensor of the tensor's dtype (BC-3), a plain leaf that
     does not require grad (LEAF-11), so every leaf that takes part holds a .grad of its own shape
     and dtype (LEAF-5), laid out as layout.py says (BC-4, LAYOUT-1): a copy of the array that
-    arrived, which may be the caller's or another leaf's too (ACC-5), unless torch would keep
-    that array itself (`_kept_as_it_arrived`, ACC-14). Later ones are added in place,
-    keeping the object and its strides (ACC-3, LAYOUT-2): passes accumulate, also passes given
-    different gradients (ACC-1, ACC-2, JAC-7), and a .grad zeroed in place starts the next pass
-    from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new differentiable
-    tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with grad mode as the
-    walk set it: off unless create_graph (HOOK-9).
+    arrived, which may be the caller's or another leaf's too (ACC-5), unless torch keeps that
+    array itself: one the pass owns, laid out as the copy would be (ACC-14). Later ones are added
+    in place, keeping the object and its strides (ACC-3, LAYOUT-2): passes accumulate, also
+    passes given different gradients (ACC-1, ACC-2, JAC-7), and a .grad zeroed in place starts
+    the next pass from zero (ACC-6). Under create_graph `.grad` is replaced instead, by a new
+    differentiable tensor (ACC-4). Then the leaf's post-accumulate-grad hooks get the leaf, with
+    grad mode as the walk set it: off unless create_graph (HOOK-9).
     """
     with _accumulating:  # passes in other threads add theirs before or after, never lost (THR-3, THR-5)
         current = tensor._grad
@@ -229,7 +229,7 @@ def accumulate_into(tensor, grad):
                 tensor._grad = current + grad
         elif current is None:
             first = layout.zeros_for_grad(tensor._array, tensor._cast_grad_to)  # BC-6
-            if _kept_as_it_arrived(grad, first):
+            if walk.current_pass().owns(grad) and layout.laid_out_as(grad, first):
                 first = grad
             else:
                 first[...] = grad
@@ -240,17 +240,6 @@ def accumulate_into(tensor, grad):
     for hook in (tensor._post_accumulate_hooks or {}).values():
         if hook(tensor) is not None:
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-
-
-def _kept_as_it_arrived(grad, first):
-    """Whether a leaf's first gradient is kept as the array that arrived, as torch's AccumulateGrad
-    keeps ("steals") a gradient that no other tensor holds instead of copying it (ACC-14): a view
-    that backward made of another array, which nothing else of this pass holds (the caller's
-    gradient itself, an array handed to two inputs: walk.BackwardPass.holds), writable and laid
-    out as the copy `first` would be. Through reshaping views and sums over dims of size 1 that
-    is a view of the caller's gradient, which later passes then add into."""
-    return (grad.base is not None and grad.flags.writeable and grad.dtype == first.dtype
-            and not walk.current_pass().holds(grad) and layout.laid_out_as(grad, first))
 
 
 def recording(*inputs):

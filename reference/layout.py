@@ -19,11 +19,12 @@ def strides(array):
 
 
 def laid_out_as(array, target):
-    """Whether `array` has `target`'s layout as torch's AccumulateGrad compares them before it keeps
-    a gradient as it arrived (ACC-14): the same strides on every dim of size > 1, and no stride 0
-    on a dim of size 1."""
-    return all(stride != 0 if size == 1 else stride == other
-               for size, stride, other in zip(array.shape, array.strides, target.strides))
+    """Whether `array` has `target`'s dtype and layout as torch's AccumulateGrad compares them
+    before it keeps a gradient as it arrived (ACC-14): the same strides on every dim of size > 1,
+    and no stride 0 on a dim of size 1."""
+    return array.dtype == target.dtype and all(
+        stride != 0 if size == 1 else stride == other
+        for size, stride, other in zip(array.shape, array.strides, target.strides))
 
 
 def non_overlapping_and_dense(array):

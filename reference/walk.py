@@ -157,7 +157,7 @@ class BackwardPass:
     which nodes it executes, and which gradient arrays something besides the input they reach
     holds (`held`: the roots' gradients, which are the caller's, arrays a tensor hook returned,
     an array a node hands to two inputs or more), so that no leaf keeps one as its .grad
-    (graph.accumulate_into, ACC-14)."""
+    (`owns`, graph.accumulate_into, ACC-14)."""
 
     def __init__(self, reached, needed, targets, held):
         self.reached, self.needed, self.targets = reached, needed, targets or {}
@@ -169,8 +169,13 @@ class BackwardPass:
         self.held.extend(grad for k, grad in enumerate(arrays)
                          if any(grad is other for other in arrays[:k]))
 
-    def holds(self, array):
-        return any(array is held for held in self.held)
+    def owns(self, array):
+        """Whether a leaf may keep `array` as its .grad, as torch's AccumulateGrad keeps ("steals")
+        a gradient that no other tensor holds (ACC-14): a writable view that backward made of
+        another array (through reshaping views and sums over dims of size 1, of the caller's
+        gradient, which later passes then add into), held by nothing else."""
+        return (array.base is not None and array.flags.writeable
+                and not any(array is held for held in self.held))
 
     def executes(self, node):
         """Whether this pass hands `node` its gradient: a node reached from the roots, and for
