@@ -325,10 +325,15 @@ def test_assigning_grad_is_checked(engine, data):
 @given(shape=shapes(), data=st.data())
 def test_assigning_a_grad_on_another_device_raises(engine, shape, data):
     """x.grad = t for t of x's shape and dtype on another device, torch's meta device (which every
-    build has, so that a CPU run has one to try), raises RuntimeError, and x.grad stays None."""
+    build has, so that a CPU run has one to try), raises RuntimeError, and x.grad stays None; the
+    same assignment on x's own device is taken (the control)."""
     dtype = data.draw(float_dtypes(engine), label="dtype")
     script = Script(engine)
     script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)")
+    with script.control():
+        script.run(f"x.grad = torch.ones({shape}, dtype=torch.{dtype})")
+        script.check_close("x.grad", np.ones(shape), dtype=dtype, oracle="the assigned ones")
+    script.run("x.grad = None")
     script.raises(f"x.grad = torch.zeros({shape}, dtype=torch.{dtype}, device='meta')")
     script.check("x.grad is None", "a refused assignment left a .grad on {x.grad.device}")
 

@@ -77,12 +77,12 @@ def test_the_reproducer_of_an_adapter_in_the_working_directory_reaches_it_from_a
     test = "suites/test_values.py::test_float64_gradients_are_exact_to_float64_precision"
     run = run_pytest(str(ROOT / test), "--engine", "local_adapter", "--no-set-aside", "-n", "0",
                      "--shrink-budget", "0", "--no-report", "--json-report", "results.json",
-                     cwd=here)
+                     "--tb=short", cwd=here)
     [found] = json.loads((here / "results.json").read_text())["tests"][0]["reproducers"]
     binding = found["script"].splitlines()[2]
     assert binding.startswith(f"# import sys; sys.path.insert(0, {str(here)!r}); "
                               f"import local_adapter as torch  # uncomment"), binding
-    assert binding in run.stdout   # printed with the failure too
+    assert binding in run.stdout   # printed with the failure too (with a traceback style)
     assert not _unread_assignments(found["script"]), found["script"]
     uncommented = found["script"].replace(binding, binding.removeprefix("# "), 1)
     on_torch, on_engine = (run_python(["-c", script], cwd=elsewhere, env=clean_environment())
