@@ -21,11 +21,12 @@ import json
 import time
 
 import pytest
+from hypothesis.internal.conjecture import engine as conjecture
 
 from .examples import around_each_example
 from .outcomes import root_error
 from .plugin import item_engine
-from .robustness import TimeLimitExceeded, shrink_budget
+from .robustness import shrink_budget
 from .watchdog import shared_directory
 
 REPEATED_ERROR_SECONDS = 0.5
@@ -71,15 +72,12 @@ class FailureWatch:
     def example(self):
         try:
             yield
-        except TimeLimitExceeded:
-            raise
-        except Exception as failure:
+        except Exception as failure:   # not a time-out (a BaseException): hypothesis never shrinks it
             if self.failed_at is None:
                 self.failed_at = time.monotonic()
                 message = (str(failure).strip().splitlines() or [""])[0]
                 self.error = root_error(f"{type(failure).__name__}: {message}")
-                from hypothesis.internal.conjecture import engine
-                per_test = engine.MAX_SHRINKING_SECONDS
+                per_test = conjecture.MAX_SHRINKING_SECONDS
                 self.stack.enter_context(
                     shrink_budget(self.ledger.budget(self.engine, self.error, per_test)))
             raise
