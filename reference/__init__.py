@@ -13,6 +13,7 @@ contract (docs/adapter-contract.md): the package is its own adapter. Module map:
 - `methods.py`  binds the ops to Tensor as methods and operators
 - `dual.py`     forward-mode AD's open dual level and each tensor's tangent
 - `grad_mode.py`, `anomaly.py`, `creation.py`, `printing.py`, `dtypes.py`
+- `devices.py`  the meta device: tensors with a shape and a dtype and no values (ACC-12)
 - `autograd/`   `gradients.py` (backward, grad), `functional.py` and `forward_jacobian.py` (the
                 functional API), `forward_ad.py` (dual_level, make_dual, unpack_dual),
                 `function.py` (custom Functions), `graph.py` (saved-tensor hooks, gradient edges,
