@@ -309,11 +309,12 @@ class BaselineWriter:
     def pytest_runtest_logreport(self, report):
         nodeid = suite_nodeid(self.config, report)
         self.seen.add(nodeid)
-        if NOT_RUN_PROPERTY in dict(report.user_properties):
-            self.not_run[nodeid] = dict(report.user_properties)[NOT_RUN_PROPERTY]
+        properties = dict(report.user_properties)
+        if NOT_RUN_PROPERTY in properties:
+            self.not_run[nodeid] = properties[NOT_RUN_PROPERTY]
         if nodeid in self.failures:
             return
-        self.behaviours[nodeid] = dict(report.user_properties).get("behaviours", "").split()
+        self.behaviours[nodeid] = properties.get("behaviours", "").split()
         why = unstable(report)
         if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed") \
                 or why is not None:
