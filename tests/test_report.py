@@ -315,12 +315,13 @@ def test_a_partial_run_says_so_at_the_top():
 
 @pytest.fixture(scope="module")
 def small_run(tmp_path_factory):
-    """torch and a broken engine on two behaviours, with every output the CI gate offers."""
+    """torch and a broken engine on two behaviours, with every output the CI gate offers, on a CI
+    machine (the CI variable makes pytest print whole messages in its short summary)."""
     out = tmp_path_factory.mktemp("report")
     run = run_pytest("suites/test_leaves.py", "--engine", "torch",
                      "--engine", "tests.broken.hostile.script_errors", "--behaviour", "LEAF-3",
                      "--behaviour", "LEAF-1", f"--report={out / 'run.html'}",
-                     f"--junitxml={out / 'junit.xml'}")
+                     f"--junitxml={out / 'junit.xml'}", env={"CI": "true"})
     return run, out
 
 

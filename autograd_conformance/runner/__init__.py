@@ -55,6 +55,8 @@ def quiet_tracebacks(config) -> None:
     """A conformance run of an engine with many gaps prints thousands of lines of tracebacks and
     hypothesis notes; by default it prints one line per failing test (pytest's short summary) and
     the failures grouped by root error, and the tracebacks go to the report. `-v` or any `--tb`
-    brings them back."""
+    brings them back. The short summary's line stays one line on a CI machine too (where pytest
+    would otherwise print a failure's whole message, reproducer included)."""
     if config.option.tbstyle == "auto" and config.option.verbose <= 0:
         config.option.tbstyle = "no"
+        config.option.force_short_summary = True
