@@ -94,14 +94,17 @@ class Gradients(dict):
         self.magnitude = magnitude
 
 
-def _reverse(program: Program, cotangent) -> tuple[dict, dict, dict]:
+def _reverse(program: Program, cotangent, cotangent_size=None) -> tuple[dict, dict, dict]:
     """Every variable's value, and the gradients and absolute gradients (see above) of
-    sum(output * cotangent) that reach each variable, by reverse mode in float64 NumPy."""
+    sum(output * cotangent) that reach each variable, by reverse mode in float64 NumPy; the
+    absolute ones start from `cotangent_size` (default |cotangent|)."""
     values = program.evaluate()
+    shape = values[program.output].shape
     seed = np.broadcast_to(
-        np.float64(1.0) if cotangent is None else np.asarray(cotangent, dtype=np.float64),
-        values[program.output].shape)
-    grads, sizes = {program.output: seed.copy()}, {program.output: np.abs(seed)}
+        np.float64(1.0) if cotangent is None else np.asarray(cotangent, dtype=np.float64), shape)
+    size = np.abs(seed) if cotangent_size is None else np.broadcast_to(
+        np.asarray(cotangent_size, dtype=np.float64), shape)
+    grads, sizes = {program.output: seed.copy()}, {program.output: size.copy()}
     for node in reversed(program.nodes):
         if node.name not in grads:
             continue
@@ -115,12 +118,14 @@ def _reverse(program: Program, cotangent) -> tuple[dict, dict, dict]:
 
 
 def analytic_grads(program: Program, cotangent: np.ndarray | None = None,
-                   wrt: list[str] | None = None) -> Gradients:
+                   wrt: list[str] | None = None, cotangent_size: np.ndarray | None = None) -> Gradients:
     """d(sum(output * cotangent))/d(variable) by reverse mode in float64 NumPy, with each op's
     vector-Jacobian product from autograd_conformance/harness/ops.py; the same contract as finite_difference_grads.
     The absolute gradients go along in the same pass: each vjp with |g| and every product term
-    replaced by its absolute value."""
-    values, grads, sizes = _reverse(program, cotangent)
+    replaced by its absolute value. A cotangent that an engine computes by a cancelling formula
+    (a test's own step after the program, as 1 - tanh(out) ** 2) passes the sizes of its terms as
+    `cotangent_size`, where its rounding errors start."""
+    values, grads, sizes = _reverse(program, cotangent, cotangent_size)
     names = wrt if wrt is not None else [leaf.name for leaf in program.grad_leaves()]
     magnitude = max((float(np.max(sizes[name], initial=0.0)) for name in names if name in sizes),
                     default=0.0)
