@@ -998,6 +998,39 @@ def test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own(engine, 
             script.check_equal(f"tangents[{j}]", None, why="no argument is dual")
 
 
+@behaviour("FN-20", "FN-22")
+@control("test_custom_function.py::test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own")
+@needs("forward_ad", "messages")
+@given(data=st.data(), outputs=st.integers(2, 3))
+def test_jvp_s_wrongly_shaped_tangents_are_named_in_output_order(engine, data, outputs):
+    """Spread(x) returns x (j + 1) for each of its two or three outputs j, and its jvp a tangent
+    of another shape (the last dim longer by j + 1) for two or more of them: applying it to a dual
+    x raises RuntimeError naming the size of the first output's wrong tangent, as the outputs'
+    tangents are set in output order."""
+    dtype, x = _case(engine, data, wide=True)
+    shape = list(x.shape)
+    wrong = sorted(data.draw(st.sets(st.integers(0, outputs - 1), min_size=2), label="wrong outputs"))
+    sizes = [shape[:-1] + [shape[-1] + j + 1] if j in wrong else shape for j in range(outputs)]
+    returned = ", ".join(f"torch.ones({size}, dtype=torch.{dtype})" for size in sizes)
+    script = Script(engine)
+    script.run(FORWARD_AD,
+               "class Spread(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               f"        return tuple(x * (j + 1.0) for j in range({outputs}))",
+               "    @staticmethod",
+               "    def jvp(ctx, t):",
+               f"        return {returned}",
+               "    @staticmethod",
+               "    def backward(ctx, *grads):",
+               "        raise AssertionError('forward mode ran backward')",
+               _leaf("x", x, dtype, requires_grad=False))
+    script.raises("with fwAD.dual_level():\n    Spread.apply(fwAD.make_dual(x, torch.ones_like(x)))",
+                  "Trying to set a forward gradient that has a different size than that of the "
+                  f"original Tensor, this is not supported. Tensor is of size {shape} while the "
+                  f"given forward gradient is of size {sizes[wrong[0]]}")
+
+
 @behaviour("FN-23")
 @control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")
