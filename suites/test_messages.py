@@ -92,3 +92,28 @@ def test_a_dim_out_of_range_message(engine, op, shape, data):
                       "(to_numpy(last) == to_numpy(counted)).all()",
                       f"dim=-1 and dim={high} give different results",
                       show=("to_numpy(last)", "to_numpy(counted)"))
+
+
+@behaviour("MSG-9")
+@pytest.mark.parametrize("op", ["sum", pytest.param("mean", marks=pytest.mark.op("mean")),
+                                pytest.param("amax", marks=needs("max_min"))])
+@given(shape=shapes(), data=st.data())
+def test_a_dim_named_twice_message(engine, op, shape, data):
+    """A list of dims that names one dim d twice, once as d and once counted from the end
+    (d - ndim; 0 and -1 of a 0-dim tensor), in either order: RuntimeError 'dim d appears multiple
+    times in the list of dims', d counted from the start."""
+    ndim = len(shape)
+    dim = data.draw(st.integers(0, max(ndim - 1, 0)), label="dim")
+    twice = [dim, dim - max(ndim, 1)]
+    if data.draw(st.booleans(), label="negative first"):
+        twice.reverse()
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(data.draw(values(shape, dtype), label='x'), dtype, True)}")
+    script.raises(f"x.{op}(dim={tuple(twice)})", f"dim {dim} appears multiple times in the list of dims")
+    with script.control():
+        script.run(f"once = x.{op}(dim=({twice[0]},))", f"counted = x.{op}(dim={dim})")
+        script.check("tuple(once.shape) == tuple(counted.shape) and "
+                     "(to_numpy(once) == to_numpy(counted)).all()",
+                     f"dim=({twice[0]},) and dim={dim} give different results",
+                     show=("to_numpy(once)", "to_numpy(counted)"))
