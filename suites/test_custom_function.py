@@ -930,6 +930,44 @@ def test_jvp_and_backward_each_read_what_was_saved_for_them(engine, data):
                        oracle="backward from the tensor saved for backward")
 
 
+@behaviour("FN-22")
+@needs("forward_ad")
+@given(data=st.data(), factor=st.sampled_from([2.0, -0.5, 3.0]))
+def test_what_jvp_read_is_not_kept_after_apply(engine, data, factor):
+    """Scale(x) saves for forward only t = factor * x, a tensor that forward made, and its jvp
+    reads it: once apply has returned, ctx no longer holds t, so t is freed (a weak reference to it
+    dies) while the output, which requires grad, keeps its grad_fn; the tangent is factor * v."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(), label="shape")
+    x, v = (data.draw(values(shape, dtype, 2.0), label=name) for name in "xv")
+    script = Script(engine)
+    script.run(FORWARD_AD, "import gc, weakref", "made = []",
+               "class Scale(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               f"        t = x * {factor!r}",
+               "        made.append(weakref.ref(t))",
+               "        ctx.save_for_forward(t)",
+               f"        return x * {factor!r}",
+               "    @staticmethod",
+               "    def jvp(ctx, v):",
+               "        (t,) = ctx.saved_tensors",
+               f"        return v * (t * 0.0 + {factor!r})",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               f"        return g * {factor!r}",
+               f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               "with fwAD.dual_level():",
+               f"    y = Scale.apply(fwAD.make_dual(x, {tensor_literal(v, dtype)}))",
+               "    tangent = fwAD.unpack_dual(y).tangent",
+               "gc.collect()")
+    script.check("y.grad_fn is not None", "Scale's output does not keep its node")
+    script.check("made[0]() is None",
+                 "the tensor saved for forward outlives apply: ctx still holds it")
+    script.check_close("tangent", factor * v.astype(np.float64), dtype=dtype,
+                       oracle=f"{factor} v, by the jvp that read t")
+
+
 # The tangent factor of each argument of Combine, and (times j + 1) of its output j.
 COMBINE = '''\
 class Combine(torch.autograd.Function):
