@@ -1069,6 +1069,44 @@ def test_jvp_s_wrongly_shaped_tangents_are_named_in_output_order(engine, data, o
                   f"given forward gradient is of size {sizes[wrong[0]]}")
 
 
+@behaviour("FN-24")
+@needs("forward_ad", "views")
+@pytest.mark.parametrize("returns", ["a", "a[:1]"])
+@given(data=st.data(), jvp=st.sampled_from(["ta{cut} * 2.0", "ta{cut}.clone()", "tb{cut}", "tb{cut} * 2.0"]))
+def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, returns, jvp):
+    """Pass(a, b) returns a as it is, or its view a[:1]: a jvp that returns a tensor that is no
+    view (ta * 2, ta.clone()) makes apply raise RuntimeError, and so does a view of b's tangent
+    (tb[:] or tb[:1]); the view ta[:] or ta[:1] of a's own tangent is the output's tangent."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    size = data.draw(st.integers(1, 4), label="size")
+    a, b, ta, tb = (data.draw(values((size,), dtype, 2.0), label=name) for name in ("a", "b", "ta", "tb"))
+    cut = "[:1]" if returns == "a[:1]" else "[:]"
+    jvp, own = jvp.format(cut=cut), f"ta{cut}"
+    def define(tangent):
+        return ["class Pass(torch.autograd.Function):",
+                "    @staticmethod",
+                "    def forward(ctx, a, b):",
+                f"        return {returns}",
+                "    @staticmethod",
+                "    def jvp(ctx, ta, tb):",
+                f"        return {tangent}"]
+    apply = ["with fwAD.dual_level():",
+             f"    a = fwAD.make_dual({tensor_literal(a, dtype)}, {tensor_literal(ta, dtype)})",
+             f"    b = fwAD.make_dual({tensor_literal(b, dtype)}, {tensor_literal(tb, dtype)})",
+             "    tangent = fwAD.unpack_dual(Pass.apply(a, b)).tangent"]
+    script = Script(engine)
+    script.run(FORWARD_AD, *define(jvp))
+    script.raises("\n".join(apply),
+                  "A custom Function is returning a view but the jvp is not returning a view of the "
+                  "given grad input." if jvp == f"tb{cut}" else
+                  "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                  "not returning a view.")
+    with script.control():
+        script.run(*define(own), *apply)
+        script.check_close("tangent", ta[:1] if returns == "a[:1]" else ta, dtype=dtype,
+                           oracle=f"a's tangent through {own}")
+
+
 @behaviour("FN-23")
 @control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")

@@ -198,7 +198,30 @@ def _forward_tangents(cls, ctx, args, tangents, outputs):
                 "Trying to set a forward gradient that has a different size than that of the original Tensor, "
                 f"this is not supported. Tensor is of size {list(out.shape)} while the given forward gradient "
                 f"is of size {list(t.shape)}.")
+        _check_view_tangent(ctx, args, given, out, t)
         set_tangent(out, make(np.array(t._array)))
+
+
+def _check_view_tangent(ctx, args, given, out, t):
+    """An output that is an argument returned as it is, or a view of one, and not marked dirty,
+    needs as its tangent a view of that argument's tangent (of its base, where that tangent is a
+    view itself), as torch 2.13 checks (FN-24)."""
+    base = out._base if out._base is not None else out
+    matching = [k for k, a in enumerate(args) if isinstance(a, Tensor) and
+                (a._base if a._base is not None else a) is base]
+    if not matching or any(out is d for d in ctx._dirty):
+        return
+    if t._base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                           "not returning a view.")
+    given_tangent = given[matching[0]]
+    if given_tangent._base is not None:
+        if t._base is not given_tangent._base:
+            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
+                               "same base as the given grad input.")
+    elif t._base is not given_tangent:
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
+                           "given grad input.")
 
 
 def _run_forward(cls, ctx, args):
