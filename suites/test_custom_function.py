@@ -1107,6 +1107,37 @@ def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, re
                            oracle=f"a's tangent through {own}")
 
 
+@behaviour("FN-24")
+@needs("views")
+@given(data=st.data(), dual=st.booleans())
+def test_an_argument_returned_as_it_is_comes_back_as_new_views(engine, data, dual):
+    """Twice(x) returns (x, x), x requiring no grad, plain or (where the engine has forward mode)
+    dual with a jvp returning views of its tangent: each output is a new tensor, a view of x (of
+    x's primal for a dual x), distinct from x and from the other output, with x's values."""
+    dual = dual and engine.has("forward_ad")
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(*([FORWARD_AD] if dual else []),
+               "class Twice(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        return x, x",
+               "    @staticmethod",
+               "    def jvp(ctx, t):",
+               "        return t[...], t[...]",
+               _leaf("x", x, dtype, requires_grad=False))
+    if dual:
+        script.run("with fwAD.dual_level():",
+                   "    a, b = Twice.apply(fwAD.make_dual(x, torch.ones_like(x)))")
+    else:
+        script.run("a, b = Twice.apply(x)")
+    script.check("a is not x and b is not x and a is not b",
+                 "an argument returned as it is came back as the argument itself, or twice as one object")
+    script.check("a._base is x and b._base is x", "the outputs are not views of x",
+                 show=("a._base is x", "b._base is x"))
+    script.check_close("a", x, dtype=dtype, oracle="x's values")
+
+
 @behaviour("FN-23")
 @control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")

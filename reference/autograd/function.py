@@ -171,6 +171,8 @@ class Function:
         outputs = result if isinstance(result, tuple) else (result,)
         if _state.enabled and any(ctx.needs_input_grad):
             outputs = _attach(ctx, args, outputs)
+        else:
+            outputs = tuple(_unchanged_argument(ctx, args, out) for out in outputs)
         if any(t is not None for t in tangents):
             _forward_tangents(cls, ctx, args, tangents, outputs)
         ctx._for_forward = ()
@@ -206,9 +208,7 @@ def _check_view_tangent(ctx, args, given, out, t):
     """An output that is an argument returned as it is, or a view of one, and not marked dirty,
     needs as its tangent a view of that argument's tangent (of its base, where that tangent is a
     view itself), as torch 2.13 checks (FN-24)."""
-    base = out._base if out._base is not None else out
-    matching = [k for k, a in enumerate(args) if isinstance(a, Tensor) and
-                (a._base if a._base is not None else a) is base]
+    matching = [k for k, a in enumerate(args) if isinstance(a, Tensor) and _root(a) is _root(out)]
     if not matching or any(out is d for d in ctx._dirty):
         return
     if t._base is None:
@@ -257,6 +257,23 @@ def _attach(ctx, args, outputs):
     saved = [original(value) for value in ctx._saved]
     ctx._saved_outputs = [out for out in tensors if any(out is s for s in saved)]
     return tuple(attached)
+
+
+def _unchanged_argument(ctx, args, out):
+    """Without a node: an argument returned as it is (not marked dirty) is still a new tensor, a
+    view of it, as torch returns it, one per position it is returned at."""
+    if isinstance(out, Tensor) and any(out is a for a in args) and not any(out is d for d in ctx._dirty):
+        view = make(out._array)
+        view._base, view._counter = _root(out), out._shared_counter()
+        return view
+    return out
+
+
+def _root(t):
+    """The tensor whose storage t views, or t itself."""
+    while t._base is not None:
+        t = t._base
+    return t
 
 
 def _as_output(ctx, args, out, number):
