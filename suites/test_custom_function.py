@@ -1111,31 +1111,33 @@ def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, re
 @needs("views")
 @given(data=st.data(), dual=st.booleans())
 def test_an_argument_returned_as_it_is_comes_back_as_new_views(engine, data, dual):
-    """Twice(x) returns (x, x), x requiring no grad, plain or (where the engine has forward mode)
-    dual with a jvp returning views of its tangent: each output is a new tensor, a view of x (of
-    x's primal for a dual x), distinct from x and from the other output, with x's values."""
+    """Echo(x) returns (x, 2 x, x, 3 x), x requiring no grad, plain or (where the engine has
+    forward mode) dual with a jvp returning views of its tangent for the first and third: those
+    outputs are new tensors, views of x (of x's primal for a dual x), distinct from x and from each
+    other, with x's values, and the others are 2 x and 3 x, in that order."""
     dual = dual and engine.has("forward_ad")
     dtype, x = _case(engine, data)
     script = Script(engine)
     script.run(*([FORWARD_AD] if dual else []),
-               "class Twice(torch.autograd.Function):",
+               "class Echo(torch.autograd.Function):",
                "    @staticmethod",
                "    def forward(ctx, x):",
-               "        return x, x",
+               "        return x, x * 2.0, x, x * 3.0",
                "    @staticmethod",
                "    def jvp(ctx, t):",
-               "        return t[...], t[...]",
+               "        return t[...], t * 2.0, t[...], t * 3.0",
                _leaf("x", x, dtype, requires_grad=False))
     if dual:
         script.run("with fwAD.dual_level():",
-                   "    a, b = Twice.apply(fwAD.make_dual(x, torch.ones_like(x)))")
+                   "    a, b, c, d = Echo.apply(fwAD.make_dual(x, torch.ones_like(x)))")
     else:
-        script.run("a, b = Twice.apply(x)")
-    script.check("a is not x and b is not x and a is not b",
+        script.run("a, b, c, d = Echo.apply(x)")
+    script.check("a is not x and c is not x and a is not c",
                  "an argument returned as it is came back as the argument itself, or twice as one object")
-    script.check("a._base is x and b._base is x", "the outputs are not views of x",
-                 show=("a._base is x", "b._base is x"))
-    script.check_close("a", x, dtype=dtype, oracle="x's values")
+    script.check("a._base is x and c._base is x", "the outputs are not views of x",
+                 show=("a._base is x", "c._base is x"))
+    for name, factor in (("a", 1.0), ("b", 2.0), ("c", 1.0), ("d", 3.0)):
+        script.check_close(name, factor * x.astype(np.float64), dtype=dtype, oracle=f"{factor} x")
 
 
 @behaviour("FN-23")
