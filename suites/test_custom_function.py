@@ -1036,7 +1036,7 @@ def test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own(engine, 
             script.check_equal(f"tangents[{j}]", None, why="no argument is dual")
 
 
-@behaviour("FN-20", "FN-22")
+@behaviour("FN-20")
 @control("test_custom_function.py::test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own")
 @needs("forward_ad", "messages")
 @given(data=st.data(), outputs=st.integers(2, 3))

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from .. import grad_mode
-from ..dual import primals_only, set_tangent, tangent
+from ..dual import check_view_tangent, primals_only, set_tangent, tangent
 from ..graph import Node, original
 from ..ops.common import sum_to
 from ..tensor import Tensor, make
@@ -171,8 +171,9 @@ class Function:
         outputs = result if isinstance(result, tuple) else (result,)
         if _state.enabled and any(ctx.needs_input_grad):
             outputs = _attach(ctx, args, outputs)
-        else:
-            outputs = tuple(_unchanged_argument(ctx, args, out) for out in outputs)
+        else:  # no node, but an argument returned as it is still comes back as a new view (FN-24)
+            outputs = tuple(_view_of(out) if any(out is a for a in args) and not any(out is d for d in ctx._dirty)
+                            else out for out in outputs)
         if any(t is not None for t in tangents):
             _forward_tangents(cls, ctx, args, tangents, outputs)
         ctx._for_forward = ()
@@ -200,28 +201,9 @@ def _forward_tangents(cls, ctx, args, tangents, outputs):
                 "Trying to set a forward gradient that has a different size than that of the original Tensor, "
                 f"this is not supported. Tensor is of size {list(out.shape)} while the given forward gradient "
                 f"is of size {list(t.shape)}.")
-        _check_view_tangent(ctx, args, given, out, t)
+        if not any(out is d for d in ctx._dirty):
+            check_view_tangent(out, t, [(a, g) for a, g in zip(args, given) if isinstance(a, Tensor)])
         set_tangent(out, make(np.array(t._array)))
-
-
-def _check_view_tangent(ctx, args, given, out, t):
-    """An output that is an argument returned as it is, or a view of one, and not marked dirty,
-    needs as its tangent a view of that argument's tangent (of its base, where that tangent is a
-    view itself), as torch 2.13 checks (FN-24)."""
-    matching = [k for k, a in enumerate(args) if isinstance(a, Tensor) and _root(a) is _root(out)]
-    if not matching or any(out is d for d in ctx._dirty):
-        return
-    if t._base is None:
-        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is "
-                           "not returning a view.")
-    given_tangent = given[matching[0]]
-    if given_tangent._base is not None:
-        if t._base is not given_tangent._base:
-            raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
-                               "same base as the given grad input.")
-    elif t._base is not given_tangent:
-        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
-                           "given grad input.")
 
 
 def _run_forward(cls, ctx, args):
@@ -259,21 +241,12 @@ def _attach(ctx, args, outputs):
     return tuple(attached)
 
 
-def _unchanged_argument(ctx, args, out):
-    """Without a node: an argument returned as it is (not marked dirty) is still a new tensor, a
-    view of it, as torch returns it, one per position it is returned at."""
-    if isinstance(out, Tensor) and any(out is a for a in args) and not any(out is d for d in ctx._dirty):
-        view = make(out._array)
-        view._base, view._counter = _root(out), out._shared_counter()
-        return view
-    return out
-
-
-def _root(t):
-    """The tensor whose storage t views, or t itself."""
-    while t._base is not None:
-        t = t._base
-    return t
+def _view_of(t):
+    """A new tensor viewing t's storage (its _base the root of t's views), as torch returns an
+    argument that forward returned as it is."""
+    view = make(t._array)
+    view._base, view._counter = (t._base if t._base is not None else t), t._shared_counter()
+    return view
 
 
 def _as_output(ctx, args, out, number):
@@ -284,9 +257,7 @@ def _as_output(ctx, args, out, number):
             raise RuntimeError(DIRTY_LEAF_MESSAGE)
         out._bump_version()
     elif any(out is a for a in args):
-        view = make(out._array)
-        view._base, view._counter = out, out._shared_counter()
-        out = view
+        out = _view_of(out)
     out._set_grad_fn(ctx)
     out._output_nr = number
     return out
