@@ -1071,17 +1071,22 @@ def test_jvp_s_wrongly_shaped_tangents_are_named_in_output_order(engine, data, o
 
 @behaviour("FN-24")
 @needs("forward_ad", "views")
-@pytest.mark.parametrize("returns", ["a", "a[:1]"])
-@given(data=st.data(), jvp=st.sampled_from(["ta{cut} * 2.0", "ta{cut}.clone()", "tb{cut}", "tb{cut} * 2.0"]))
-def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, returns, jvp):
-    """Pass(a, b) returns a as it is, or its view a[:1]: a jvp that returns a tensor that is no
-    view (ta * 2, ta.clone()) makes apply raise RuntimeError, and so does a view of b's tangent
-    (tb[:] or tb[:1]); the view ta[:] or ta[:1] of a's own tangent is the output's tangent."""
+@pytest.mark.parametrize("returned", ["as it is", "[:1]"])
+@given(data=st.data(), jvp=st.sampled_from(["{own}{cut} * 2.0", "{own}{cut}.clone()", "{other}{cut}",
+                                            "{other}{cut} * 2.0"]))
+def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, returned, jvp):
+    """Pass(a, b) returns one of its arguments (drawn) as it is, or its view [:1]: a jvp that
+    returns a tensor that is no view (t * 2, t.clone()) makes apply raise RuntimeError, and so
+    does a view of the other argument's tangent; a view t[:] or t[:1] of the returned argument's
+    own tangent is the output's tangent."""
     dtype = data.draw(float_dtypes(engine), label="dtype")
     size = data.draw(st.integers(1, 4), label="size")
     a, b, ta, tb = (data.draw(values((size,), dtype, 2.0), label=name) for name in ("a", "b", "ta", "tb"))
-    cut = "[:1]" if returns == "a[:1]" else "[:]"
-    jvp, own = jvp.format(cut=cut), f"ta{cut}"
+    name = data.draw(st.sampled_from("ab"), label="argument returned")
+    cut = "[:]" if returned == "as it is" else returned
+    returns = name if returned == "as it is" else name + cut
+    jvp = jvp.format(own=f"t{name}", other="tb" if name == "a" else "ta", cut=cut)
+    own = f"t{name}{cut}"
     def define(tangent):
         return ["class Pass(torch.autograd.Function):",
                 "    @staticmethod",
@@ -1098,13 +1103,13 @@ def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, re
     script.run(FORWARD_AD, *define(jvp))
     script.raises("\n".join(apply),
                   "A custom Function is returning a view but the jvp is not returning a view of the "
-                  "given grad input." if jvp == f"tb{cut}" else
+                  "given grad input." if jvp.endswith(cut) and not jvp.startswith(f"t{name}") else
                   "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
                   "not returning a view.")
     with script.control():
         script.run(*define(own), *apply)
-        script.check_close("tangent", ta[:1] if returns == "a[:1]" else ta, dtype=dtype,
-                           oracle=f"a's tangent through {own}")
+        script.check_close("tangent", {"a": ta, "b": tb}[name][:1 if cut == "[:1]" else None], dtype=dtype,
+                           oracle=f"{name}'s tangent through {own}")
 
 
 @behaviour("FN-24")
