@@ -1145,6 +1145,30 @@ def test_an_argument_returned_as_it_is_comes_back_as_new_views(engine, data, dua
         script.check_close(name, factor * x.astype(np.float64), dtype=dtype, oracle=f"{factor} x")
 
 
+@behaviour("FN-15", "FN-24")
+@needs("inplace", "views")
+@given(data=st.data())
+def test_dirty_arguments_come_back_as_themselves_and_a_plain_one_as_a_view(engine, data):
+    """DoubleTwo(x, y, z), none requiring grad, doubles x and z in place, marks them dirty and
+    returns (x, y, z): x and z come back as the same objects, doubled, and y, returned as it is,
+    as a new view of y."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class DoubleTwo(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x, y, z):",
+               "        x.mul_(2.0)",
+               "        z.mul_(2.0)",
+               "        ctx.mark_dirty(x, z)",
+               "        return x, y, z",
+               *(_leaf(name, x, dtype, requires_grad=False) for name in "xyz"),
+               "a, b, c = DoubleTwo.apply(x, y, z)")
+    script.check("a is x and c is z", "a dirty argument did not come back as itself")
+    script.check("b is not y and b._base is y", "the argument returned as it is is not a new view of it")
+    for name in "ac":
+        script.check_close(name, 2.0 * x.astype(np.float64), dtype=dtype, oracle="doubled in place")
+
+
 @behaviour("FN-23")
 @control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")
