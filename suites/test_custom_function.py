@@ -1169,6 +1169,40 @@ def test_dirty_arguments_come_back_as_themselves_and_a_plain_one_as_a_view(engin
         script.check_close(name, 2.0 * x.astype(np.float64), dtype=dtype, oracle="doubled in place")
 
 
+@behaviour("FN-24")
+@needs("forward_ad", "inplace")
+@given(data=st.data(), count=st.integers(1, 2))
+def test_dirty_arguments_need_no_view_tangent(engine, data, count):
+    """Double(x) or Double(x, z) of dual tensors doubles each in place and marks them dirty, and
+    its jvp doubles their tangents in place: the outputs are the arguments themselves, their
+    tangents doubled, and no view is asked of a dirty argument's tangent."""
+    dtype, x = _case(engine, data)
+    v = data.draw(values(x.shape, dtype, 2.0), label="tangent")
+    names = "xz"[:count]
+    script = Script(engine)
+    script.run(FORWARD_AD,
+               "class Double(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, *args):",
+               "        for a in args:",
+               "            a.mul_(2.0)",
+               "        ctx.mark_dirty(*args)",
+               "        return args",
+               "    @staticmethod",
+               "    def jvp(ctx, *tangents):",
+               "        return tuple(t.mul_(2.0) for t in tangents)",
+               "with fwAD.dual_level():",
+               *(f"    {name} = fwAD.make_dual({tensor_literal(x, dtype)}, {tensor_literal(v, dtype)})"
+                 for name in names),
+               f"    outs = Double.apply({', '.join(names)})",
+               f"    same = all(o is a for o, a in zip(outs, ({', '.join(names)},)))",
+               "    tangents = [fwAD.unpack_dual(t).tangent for t in outs]")
+    script.check("same", "a dirty argument did not come back as itself")
+    for i in range(count):
+        script.check_close(f"tangents[{i}]", 2.0 * v.astype(np.float64), dtype=dtype,
+                           oracle="the tangent doubled in place")
+
+
 @behaviour("FN-23")
 @control("test_custom_function.py::test_jvp_gives_a_function_s_tangent")
 @needs("forward_ad")
