@@ -87,3 +87,22 @@ def jvp(out, inputs, *rules):
 def unchanged(t):
     """The rule of an input that an op passes on as it is (a + b, clone): its tangent."""
     return t
+
+
+def check_view_tangent(out, t, arguments):
+    """The tangent t that a custom Function's jvp gives its output `out`, where `out` is one of
+    the `arguments` (pairs of a tensor and the tangent jvp got for it) returned as it is or a view
+    of one: it must be a view of that argument's tangent, or of its base, as torch 2.13 checks
+    (FN-24)."""
+    def root(x):
+        return x._base if x._base is not None else x
+    matching = [given for a, given in arguments if root(a) is root(out)]
+    if not matching:
+        return
+    if t._base is None:
+        raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                           "not returning a view.")
+    if t._base is not root(matching[0]):
+        raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
+                           + ("same base as the given grad input." if matching[0]._base is not None
+                              else "given grad input."))

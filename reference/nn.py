@@ -201,7 +201,7 @@ class Linear(Module):
                 self.register_parameter("bias", None)
 
     def forward(self, x):
-        return ops.linear(x, self.weight, self._parameters["bias"])
+        return ops.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         bias = self._parameters["bias"] is not None

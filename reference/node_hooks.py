@@ -93,8 +93,15 @@ def replacement(hook, new, old):
         raise RuntimeError(f"hook '{_name(hook)}' has changed the size of value")
     if new.dtype != old_tensor.dtype:
         raise RuntimeError(f"hook '{_name(hook)}' has changed the type of value (was "
-                           f"torch.{old_tensor.dtype.tensor_type} got torch.{new.dtype.tensor_type})")
+                           f"{_type_name(old_tensor.dtype)} got {_type_name(new.dtype)})")
     return new if isinstance(old, Tensor) else new._array
+
+
+def _type_name(dtype):
+    """A dtype as torch 2.13's message names it: torch.DoubleTensor, but CPUComplexDoubleType for a
+    complex one (its legacy type name)."""
+    name = dtype.tensor_type
+    return f"CPU{name.removesuffix('Tensor')}Type" if name.startswith("Complex") else f"torch.{name}"
 
 
 def _name(hook):

@@ -930,6 +930,44 @@ def test_jvp_and_backward_each_read_what_was_saved_for_them(engine, data):
                        oracle="backward from the tensor saved for backward")
 
 
+@behaviour("FN-22")
+@needs("forward_ad")
+@given(data=st.data(), factor=st.sampled_from([2.0, -0.5, 3.0]))
+def test_what_jvp_read_is_not_kept_after_apply(engine, data, factor):
+    """Scale(x) saves for forward only t = factor * x, a tensor that forward made, and its jvp
+    reads it: once apply has returned, ctx no longer holds t, so t is freed (a weak reference to it
+    dies) while the output, which requires grad, keeps its grad_fn; the tangent is factor * v."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(), label="shape")
+    x, v = (data.draw(values(shape, dtype, 2.0), label=name) for name in "xv")
+    script = Script(engine)
+    script.run(FORWARD_AD, "import gc, weakref", "made = []",
+               "class Scale(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               f"        t = x * {factor!r}",
+               "        made.append(weakref.ref(t))",
+               "        ctx.save_for_forward(t)",
+               f"        return x * {factor!r}",
+               "    @staticmethod",
+               "    def jvp(ctx, v):",
+               "        (t,) = ctx.saved_tensors",
+               f"        return v * (t * 0.0 + {factor!r})",
+               "    @staticmethod",
+               "    def backward(ctx, g):",
+               f"        return g * {factor!r}",
+               f"x = {tensor_literal(x, dtype, requires_grad=True)}",
+               "with fwAD.dual_level():",
+               f"    y = Scale.apply(fwAD.make_dual(x, {tensor_literal(v, dtype)}))",
+               "    tangent = fwAD.unpack_dual(y).tangent",
+               "gc.collect()")
+    script.check("y.grad_fn is not None", "Scale's output does not keep its node")
+    script.check("made[0]() is None",
+                 "the tensor saved for forward outlives apply: ctx still holds it")
+    script.check_close("tangent", factor * v.astype(np.float64), dtype=dtype,
+                       oracle=f"{factor} v, by the jvp that read t")
+
+
 # The tangent factor of each argument of Combine, and (times j + 1) of its output j.
 COMBINE = '''\
 class Combine(torch.autograd.Function):
@@ -996,6 +1034,173 @@ def test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own(engine, 
                                oracle=f"{j + 1} x the sum of f_i times each position's tangent")
         else:
             script.check_equal(f"tangents[{j}]", None, why="no argument is dual")
+
+
+@behaviour("FN-20")
+@control("test_custom_function.py::test_jvp_gets_each_argument_s_tangent_and_gives_each_output_its_own")
+@needs("forward_ad", "messages")
+@given(data=st.data(), outputs=st.integers(2, 3))
+def test_jvp_s_wrongly_shaped_tangents_are_named_in_output_order(engine, data, outputs):
+    """Spread(x) returns x (j + 1) for each of its two or three outputs j, and its jvp a tangent
+    of another shape (the last dim longer by j + 1) for two or more of them: applying it to a dual
+    x raises RuntimeError naming the size of the first output's wrong tangent, as the outputs'
+    tangents are set in output order."""
+    dtype, x = _case(engine, data, wide=True)
+    shape = list(x.shape)
+    wrong = sorted(data.draw(st.sets(st.integers(0, outputs - 1), min_size=2), label="wrong outputs"))
+    sizes = [shape[:-1] + [shape[-1] + j + 1] if j in wrong else shape for j in range(outputs)]
+    returned = ", ".join(f"torch.ones({size}, dtype=torch.{dtype})" for size in sizes)
+    script = Script(engine)
+    script.run(FORWARD_AD,
+               "class Spread(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               f"        return tuple(x * (j + 1.0) for j in range({outputs}))",
+               "    @staticmethod",
+               "    def jvp(ctx, t):",
+               f"        return {returned}",
+               "    @staticmethod",
+               "    def backward(ctx, *grads):",
+               "        raise AssertionError('forward mode ran backward')",
+               _leaf("x", x, dtype, requires_grad=False))
+    script.raises("with fwAD.dual_level():\n    Spread.apply(fwAD.make_dual(x, torch.ones_like(x)))",
+                  "Trying to set a forward gradient that has a different size than that of the "
+                  f"original Tensor, this is not supported. Tensor is of size {shape} while the "
+                  f"given forward gradient is of size {sizes[wrong[0]]}")
+
+
+@behaviour("FN-24")
+@needs("forward_ad", "views")
+@pytest.mark.parametrize("returned", ["as it is", "[:1]"])
+@given(data=st.data(), jvp=st.sampled_from(["{own}{cut} * 2.0", "{own}{cut}.clone()", "{other}{cut}",
+                                            "{other}{cut} * 2.0"]))
+def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, returned, jvp):
+    """Pass(a, b) returns one of its arguments (drawn) as it is, or its view [:1]: a jvp that
+    returns a tensor that is no view (t * 2, t.clone()) makes apply raise RuntimeError, and so
+    does a view of the other argument's tangent; a view t[:] or t[:1] of the returned argument's
+    own tangent is the output's tangent."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    size = data.draw(st.integers(1, 4), label="size")
+    a, b, ta, tb = (data.draw(values((size,), dtype, 2.0), label=name) for name in ("a", "b", "ta", "tb"))
+    name = data.draw(st.sampled_from("ab"), label="argument returned")
+    cut = "[:]" if returned == "as it is" else returned
+    returns = name if returned == "as it is" else name + cut
+    jvp = jvp.format(own=f"t{name}", other="tb" if name == "a" else "ta", cut=cut)
+    own = f"t{name}{cut}"
+    def define(tangent):
+        return ["class Pass(torch.autograd.Function):",
+                "    @staticmethod",
+                "    def forward(ctx, a, b):",
+                f"        return {returns}",
+                "    @staticmethod",
+                "    def jvp(ctx, ta, tb):",
+                f"        return {tangent}"]
+    apply = ["with fwAD.dual_level():",
+             f"    a = fwAD.make_dual({tensor_literal(a, dtype)}, {tensor_literal(ta, dtype)})",
+             f"    b = fwAD.make_dual({tensor_literal(b, dtype)}, {tensor_literal(tb, dtype)})",
+             "    tangent = fwAD.unpack_dual(Pass.apply(a, b)).tangent"]
+    script = Script(engine)
+    script.run(FORWARD_AD, *define(jvp))
+    script.raises("\n".join(apply),
+                  "A custom Function is returning a view but the jvp is not returning a view of the "
+                  "given grad input." if jvp.endswith(cut) and not jvp.startswith(f"t{name}") else
+                  "A custom Function's forward is returning a view (or an input as-is) but the jvp is "
+                  "not returning a view.")
+    with script.control():
+        script.run(*define(own), *apply)
+        script.check_close("tangent", {"a": ta, "b": tb}[name][:1 if cut == "[:1]" else None], dtype=dtype,
+                           oracle=f"{name}'s tangent through {own}")
+
+
+@behaviour("FN-24")
+@needs("views")
+@given(data=st.data(), dual=st.booleans())
+def test_an_argument_returned_as_it_is_comes_back_as_new_views(engine, data, dual):
+    """Echo(x) returns (x, 2 x, x, 3 x), x requiring no grad, plain or (where the engine has
+    forward mode) dual with a jvp returning views of its tangent for the first and third: those
+    outputs are new tensors, views of x (of x's primal for a dual x), distinct from x and from each
+    other, with x's values, and the others are 2 x and 3 x, in that order."""
+    dual = dual and engine.has("forward_ad")
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run(*([FORWARD_AD] if dual else []),
+               "class Echo(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x):",
+               "        return x, x * 2.0, x, x * 3.0",
+               "    @staticmethod",
+               "    def jvp(ctx, t):",
+               "        return t[...], t * 2.0, t[...], t * 3.0",
+               _leaf("x", x, dtype, requires_grad=False))
+    if dual:
+        script.run("with fwAD.dual_level():",
+                   "    a, b, c, d = Echo.apply(fwAD.make_dual(x, torch.ones_like(x)))")
+    else:
+        script.run("a, b, c, d = Echo.apply(x)")
+    script.check("a is not x and c is not x and a is not c",
+                 "an argument returned as it is came back as the argument itself, or twice as one object")
+    script.check("a._base is x and c._base is x", "the outputs are not views of x",
+                 show=("a._base is x", "c._base is x"))
+    for name, factor in (("a", 1.0), ("b", 2.0), ("c", 1.0), ("d", 3.0)):
+        script.check_close(name, factor * x.astype(np.float64), dtype=dtype, oracle=f"{factor} x")
+
+
+@behaviour("FN-15", "FN-24")
+@needs("inplace", "views")
+@given(data=st.data())
+def test_dirty_arguments_come_back_as_themselves_and_a_plain_one_as_a_view(engine, data):
+    """DoubleTwo(x, y, z), none requiring grad, doubles x and z in place, marks them dirty and
+    returns (x, y, z): x and z come back as the same objects, doubled, and y, returned as it is,
+    as a new view of y."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("class DoubleTwo(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, x, y, z):",
+               "        x.mul_(2.0)",
+               "        z.mul_(2.0)",
+               "        ctx.mark_dirty(x, z)",
+               "        return x, y, z",
+               *(_leaf(name, x, dtype, requires_grad=False) for name in "xyz"),
+               "a, b, c = DoubleTwo.apply(x, y, z)")
+    script.check("a is x and c is z", "a dirty argument did not come back as itself")
+    script.check("b is not y and b._base is y", "the argument returned as it is is not a new view of it")
+    for name in "ac":
+        script.check_close(name, 2.0 * x.astype(np.float64), dtype=dtype, oracle="doubled in place")
+
+
+@behaviour("FN-24")
+@needs("forward_ad", "inplace")
+@given(data=st.data(), count=st.integers(1, 2))
+def test_dirty_arguments_need_no_view_tangent(engine, data, count):
+    """Double(x) or Double(x, z) of dual tensors doubles each in place and marks them dirty, and
+    its jvp doubles their tangents in place: the outputs are the arguments themselves, their
+    tangents doubled, and no view is asked of a dirty argument's tangent."""
+    dtype, x = _case(engine, data)
+    v = data.draw(values(x.shape, dtype, 2.0), label="tangent")
+    names = "xz"[:count]
+    script = Script(engine)
+    script.run(FORWARD_AD,
+               "class Double(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, *args):",
+               "        for a in args:",
+               "            a.mul_(2.0)",
+               "        ctx.mark_dirty(*args)",
+               "        return args",
+               "    @staticmethod",
+               "    def jvp(ctx, *tangents):",
+               "        return tuple(t.mul_(2.0) for t in tangents)",
+               "with fwAD.dual_level():",
+               *(f"    {name} = fwAD.make_dual({tensor_literal(x, dtype)}, {tensor_literal(v, dtype)})"
+                 for name in names),
+               f"    outs = Double.apply({', '.join(names)})",
+               f"    same = all(o is a for o, a in zip(outs, ({', '.join(names)},)))",
+               "    tangents = [fwAD.unpack_dual(t).tangent for t in outs]")
+    script.check("same", "a dirty argument did not come back as itself")
+    for i in range(count):
+        script.check_close(f"tangents[{i}]", 2.0 * v.astype(np.float64), dtype=dtype,
+                           oracle="the tangent doubled in place")
 
 
 @behaviour("FN-23")

@@ -449,6 +449,33 @@ def test_linear_layers_and_mse_loss_carry_tangents(engine, reduction, shape, dat
                        magnitude=float(np.max(reduce(np.abs(each)))))
 
 
+@behaviour("FWD-11")
+@needs("nn")
+@given(data=st.data())
+def test_a_linear_layer_adds_its_three_tangent_terms_in_torch_s_order(engine, data):
+    """nn.Linear(1, n) of a 2-D dual input x, with a dual weight W and a dual bias b (each put in
+    the parameter's place) is addmm, whose tangent torch adds left to right: (b_t + x_t W^T) +
+    x W_t^T. At x = W = 1 with b_t = 1 and x_t = W_t = e, half an ulp of 1, that rounds to 1
+    everywhere, where the reversed sum (x W_t^T + x_t W^T) + b_t gives 1 + 2e."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    rows, features = data.draw(st.integers(1, 3), label="rows"), data.draw(st.integers(1, 3), label="features")
+    bias = data.draw(full_precision_values((features,), dtype), label="bias")
+    half_ulp = 2.0 ** (-24 if dtype == "float32" else -53)
+    script = Script(engine)
+    script.run(FORWARD_AD, f"layer = torch.nn.Linear(1, {features})", "del layer.weight", "del layer.bias",
+               f"x = torch.ones({rows}, 1, dtype=torch.{dtype})",
+               f"w = torch.ones({features}, 1, dtype=torch.{dtype})",
+               f"b = {tensor_literal(bias, dtype)}")
+    script.run("with fwAD.dual_level():",
+               f"    x = fwAD.make_dual(x, torch.ones_like(x) * {half_ulp!r})",
+               f"    layer.weight = fwAD.make_dual(w, torch.ones_like(w) * {half_ulp!r})",
+               "    layer.bias = fwAD.make_dual(b, torch.ones_like(b))",
+               "    tangent = fwAD.unpack_dual(layer(x)).tangent")
+    script.check_equal("to_numpy(tangent).tolist()", [[1.0] * features] * rows,
+                       why="(1 + e) + e in floating point: the bias's term first, then x_t W^T, "
+                       "then x W_t^T")
+
+
 @behaviour("FWD-4")
 @needs("float64")
 @given(data=st.data())

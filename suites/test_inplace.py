@@ -266,6 +266,33 @@ def test_index_assignment_into_zeros_gives_the_right_gradients(engine, data):
                       scale=weight)
 
 
+@behaviour("INP-14")
+@given(data=st.data(), value_shape=st.sampled_from([(1,), (1, 1), (1, 1, 1)]))
+def test_a_value_with_leading_ones_fills_a_one_element_slot(engine, data, value_shape):
+    """n[p] = value, n 1-D and value of shape (1,), (1, 1) or (1, 1, 1): torch drops the value's
+    leading size-1 dims and writes its one element into the slot; n.backward(v) gives the value
+    the gradient v_p in the value's own shape, and the program's leaves v_p c times theirs."""
+    program = data.draw(programs(engine), label="program")
+    size = data.draw(st.integers(1, 4), label="k")
+    position = data.draw(st.integers(0, size - 1), label="position")
+    factor = data.draw(st.sampled_from([1.0, 2.0, -1.0, 0.5]), label="factor")
+    v = data.draw(cotangents((size,), program.dtype), label="gradient")
+    script = Script(engine)
+    script.build(program)
+    script.run(f"n = torch.zeros({size}, dtype=torch.{program.dtype})",
+               f"value = out.reshape({value_shape}) * {factor}", "value.retain_grad()",
+               f"n[{position}] = value")
+    script.check_equal("tuple(n.shape)", (size,), why="the value fills one element of n")
+    script.run(f"n.backward({tensor_literal(v, program.dtype)})")
+    script.check_equal("tuple(value.grad.shape)", value_shape,
+                       why="the value's gradient has the value's shape")
+    script.check_close("value.grad", np.full(value_shape, v[position]), dtype=program.dtype,
+                       oracle=f"the gradient v[{position}] at the slot")
+    expected = analytic_grads(program)
+    assert_leaf_grads(script, program, expected, oracle=f"analytic x {v[position] * factor:.4g}",
+                      scale=v[position] * factor)
+
+
 @behaviour("INP-16")
 @given(data=st.data())
 def test_in_place_with_an_operand_requiring_grad_joins_the_graph(engine, data):

@@ -220,6 +220,31 @@ def test_backward_inputs_gives_each_output_of_one_node_its_gradient(engine, data
     script.check_equal("x.grad", None, why="x is not in inputs")
 
 
+@behaviour("LEAF-12", "HOOK-13")
+@needs("backward_inputs", "custom_function", "backward_create_graph", "hooks", "autograd_grad")
+@given(data=st.data(), shape=shapes())
+def test_backward_inputs_stores_outputs_of_one_node_latest_named_first(engine, data, shape):
+    """backward(inputs=[...], create_graph=True) naming two or three outputs of one node (a
+    custom Function's a, b, c), in a drawn order, with a loss whose gradients depend on them:
+    their .grad tensors are recorded from the last named to the first, so a later pass through
+    all of them, which runs the newest node first, reaches them in the named order, as the hooks
+    on them show."""
+    x = data.draw(values(shape, "float32"), label="x")
+    named = data.draw(st.permutations(list(OUTPUT_WEIGHTS)), label="order")[
+        :data.draw(st.integers(2, 3), label="outputs named")]
+    script = Script(engine)
+    script.run(THREE_MULTIPLES, f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               "a, b, c = ThreeMultiples.apply(x)",
+               f"loss = ({' + '.join(f'{o} * {o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
+               f"loss.backward(inputs=[{', '.join(named)}], create_graph=True)",
+               "reached = []",
+               *(f"{name}.grad.register_hook(lambda g: reached.append({name!r}))" for name in named),
+               f"torch.autograd.grad(({' + '.join(f'{name}.grad.sum()' for name in named)}), x)")
+    script.check_equal("reached", named,
+                       why="the outputs' .grad tensors were recorded from the last named to the "
+                       "first, and the newest node runs first")
+
+
 @behaviour("REQ-9")
 @given(data=st.data())
 def test_leaves_not_requiring_grad_keep_none(engine, data):

@@ -92,3 +92,62 @@ def test_a_dim_out_of_range_message(engine, op, shape, data):
                       "(to_numpy(last) == to_numpy(counted)).all()",
                       f"dim=-1 and dim={high} give different results",
                       show=("to_numpy(last)", "to_numpy(counted)"))
+
+
+@behaviour("MSG-9")
+@pytest.mark.parametrize("op", ["sum", pytest.param("mean", marks=pytest.mark.op("mean")),
+                                pytest.param("amax", marks=needs("max_min"))])
+@given(shape=shapes(), data=st.data())
+def test_a_dim_named_twice_message(engine, op, shape, data):
+    """A list of dims that names one dim d twice, once as d and once counted from the end
+    (d - ndim; 0 and -1 of a 0-dim tensor), in either order: RuntimeError 'dim d appears multiple
+    times in the list of dims', d counted from the start."""
+    ndim = len(shape)
+    dim = data.draw(st.integers(0, max(ndim - 1, 0)), label="dim")
+    twice = [dim, dim - max(ndim, 1)]
+    if data.draw(st.booleans(), label="negative first"):
+        twice.reverse()
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(data.draw(values(shape, dtype), label='x'), dtype, True)}")
+    script.raises(f"x.{op}(dim={tuple(twice)})", f"dim {dim} appears multiple times in the list of dims")
+    with script.control():
+        script.run(f"once = x.{op}(dim=({twice[0]},))", f"counted = x.{op}(dim={dim})")
+        script.check("tuple(once.shape) == tuple(counted.shape) and "
+                     "(to_numpy(once) == to_numpy(counted)).all()",
+                     f"dim=({twice[0]},) and dim={dim} give different results",
+                     show=("to_numpy(once)", "to_numpy(counted)"))
+
+
+TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+              "complex64": "CPUComplexFloatType", "complex128": "CPUComplexDoubleType"}
+
+
+@behaviour("MSG-10")
+@needs("hooks", "dtype_conversion")
+@pytest.mark.parametrize("received, returned", [
+    ("float64", "float32"), ("float32", "float64"),
+    pytest.param("complex128", "float64", marks=needs("complex")),
+    pytest.param("complex64", "complex128", marks=needs("complex")),
+    pytest.param("float64", "complex128", marks=needs("complex"))])
+@given(shape=shapes(min_dims=1), data=st.data())
+def test_a_hook_that_changes_the_dtype_message(engine, received, returned, shape, data):
+    """A tensor hook `changer` that returns its gradient in another dtype: backward raises
+    RuntimeError "hook 'changer' has changed the type of value (was A got B)", a real dtype named
+    torch.DoubleTensor, a complex one by its legacy name CPUComplexDoubleType."""
+    x = data.draw(values(shape, "float64"), label="x")
+    convert = "g.real" if returned.startswith("float") and received.startswith("complex") else "g"
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, 'float64')}.to(torch.{received}).requires_grad_()",
+               "y = x * 1",
+               "def changer(g):",
+               f"    return {convert}.to(torch.{returned})",
+               "y.register_hook(changer)")
+    script.raises("(y * 1).sum().abs().backward()",
+                  f"hook 'changer' has changed the type of value (was {TYPE_NAMES[received]} got "
+                  f"{TYPE_NAMES[returned]})")
+    with script.control():
+        script.run("x.grad = None", "z = x * 1", "(z * 1).sum().abs().backward()")
+        script.check("x.grad is not None and x.grad.dtype == x.dtype",
+                     "backward without the hook gives x no gradient of its dtype")
+

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from .. import grad_mode
-from ..dual import primals_only, set_tangent, tangent
+from ..dual import check_view_tangent, primals_only, set_tangent, tangent
 from ..graph import Node, original
 from ..ops.common import sum_to
 from ..tensor import Tensor, make
@@ -171,6 +171,9 @@ class Function:
         outputs = result if isinstance(result, tuple) else (result,)
         if _state.enabled and any(ctx.needs_input_grad):
             outputs = _attach(ctx, args, outputs)
+        else:  # no node, but an argument returned as it is still comes back as a new view (FN-24)
+            outputs = tuple(_view_of(out) if any(out is a for a in args) and not any(out is d for d in ctx._dirty)
+                            else out for out in outputs)
         if any(t is not None for t in tangents):
             _forward_tangents(cls, ctx, args, tangents, outputs)
         ctx._for_forward = ()
@@ -198,6 +201,8 @@ def _forward_tangents(cls, ctx, args, tangents, outputs):
                 "Trying to set a forward gradient that has a different size than that of the original Tensor, "
                 f"this is not supported. Tensor is of size {list(out.shape)} while the given forward gradient "
                 f"is of size {list(t.shape)}.")
+        if not any(out is d for d in ctx._dirty):
+            check_view_tangent(out, t, [(a, g) for a, g in zip(args, given) if isinstance(a, Tensor)])
         set_tangent(out, make(np.array(t._array)))
 
 
@@ -236,6 +241,14 @@ def _attach(ctx, args, outputs):
     return tuple(attached)
 
 
+def _view_of(t):
+    """A new tensor viewing t's storage (its _base the root of t's views), as torch returns an
+    argument that forward returned as it is."""
+    view = make(t._array)
+    view._base, view._counter = (t._base if t._base is not None else t), t._shared_counter()
+    return view
+
+
 def _as_output(ctx, args, out, number):
     if any(out is t for t in ctx._non_differentiable):
         return out
@@ -244,9 +257,7 @@ def _as_output(ctx, args, out, number):
             raise RuntimeError(DIRTY_LEAF_MESSAGE)
         out._bump_version()
     elif any(out is a for a in args):
-        view = make(out._array)
-        view._base, view._counter = out, out._shared_counter()
-        out = view
+        out = _view_of(out)
     out._set_grad_fn(ctx)
     out._output_nr = number
     return out

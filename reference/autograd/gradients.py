@@ -132,7 +132,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             by_node.setdefault(input_node(t), {})[id(t)] = t
         # An input off the graph is never reached: no error, its .grad stays None (GRAD-11).
-        targets = {node: _accumulator_of(list(ts.values())) for node, ts in by_node.items()}
+        # A node's named outputs, last named first: see _accumulator_of.
+        targets = {node: _accumulator_of(list(reversed(ts.values()))) for node, ts in by_node.items()}
     walk.run_backward(roots, grads, create_graph if retain_graph is None else retain_graph, create_graph, targets,
                       run_targets=True)
 
@@ -141,8 +142,12 @@ def _accumulator_of(tensors):
     """What backward(inputs=[...]) does with the gradient that reaches the node of `tensors`:
     accumulate each one's part into its .grad (MISC-4), a non-leaf's too (LEAF-12), as torch's
     retain_grad does: out of place, the earlier .grad keeping its value, and once, not again for a
-    tensor whose retain_grad() stored it already. A leaf's node is its AccumulateGrad, which the
-    walk runs (`run_targets`): it accumulates by itself."""
+    tensor whose retain_grad() stored it already. Several outputs of one custom Function come
+    (from backward) and store theirs in the reverse of `inputs`' order, as torch 2.13 runs the
+    retain hooks that backward gives them (the latest first): under create_graph a later pass,
+    running the newest node first (HOOK-13), reaches their .grad tensors' nodes in `inputs`' order.
+    A leaf's node is its AccumulateGrad, which the walk runs (`run_targets`): it accumulates by
+    itself."""
     if tensors[0].grad_fn is None:
         return _accumulated_by_the_node
 

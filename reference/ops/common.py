@@ -111,14 +111,20 @@ def elementwise(ufunc, a, b):
 
 
 def dims_of(a, dim):
-    """dim (int or sequence) as a sorted tuple of non-negative dims, with torch's range error."""
+    """dim (int or sequence) as a sorted tuple of non-negative dims, with torch's errors, dim by dim
+    in order: out of range, or a dim named twice (0 and -1 of a 0-dim tensor are both dim 0)."""
     ndim = a._array.ndim
     low, high = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    normalised = []
     for d in dims:
         if not low <= d <= high:
             raise IndexError(f"Dimension out of range (expected to be in range of [{low}, {high}], but got {d})")
-    return tuple(sorted({d % ndim if ndim else 0 for d in dims}))
+        d = d % ndim if ndim else 0
+        if d in normalised:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        normalised.append(d)
+    return tuple(sorted(normalised))
 
 
 # ----- the two spellings: helpers for formulas that run on arrays or on Tensors -------------------

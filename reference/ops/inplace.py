@@ -227,8 +227,17 @@ def index_put(a, key, value):
     if node is not None:
         positions = np.arange(a._array.size).reshape(a._array.shape)[key]
         node.shape, node.positions, node.value_meta = a._array.shape, positions, meta(value)
-    a._array[key] = value_of(value)
+    a._array[key] = _without_leading_ones(value_of(value))
     _rebase(a, node)
+
+
+def _without_leading_ones(value):
+    """The value of a[key] = value with its leading size-1 dims dropped, as torch drops them before
+    it broadcasts the value to the slot: a (1,) or (1, 1) value fills a one-element slot y[i]."""
+    shape = np.shape(value)
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return np.reshape(value, shape) if shape != np.shape(value) else value
 
 
 class CopySlices(Node):

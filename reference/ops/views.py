@@ -149,12 +149,14 @@ class UnsqueezeBackward0(ViewBackward0):
 
 def squeeze(a, dim=None):
     """squeeze() drops every size-1 dim (SqueezeBackward0), squeeze(dim) that one if its size is
-    1 (SqueezeBackward1)."""
+    1 (SqueezeBackward1; SqueezeBackward2 for a tuple of dims); a 0-dim tensor's dim 0 or -1
+    leaves it as it is."""
     x = a._array
     if dim is None:
         dims, node_class = tuple(d for d, size in enumerate(x.shape) if size == 1), SqueezeBackward0
     else:
-        dims, node_class = tuple(d for d in dims_of(a, dim) if x.shape[d] == 1), SqueezeBackward1
+        dims = tuple(d for d in dims_of(a, dim) if x.ndim and x.shape[d] == 1)
+        node_class = SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
     node = record(node_class, a)
     if node is not None:
         node.shape = x.shape
@@ -172,6 +174,10 @@ class SqueezeBackward0(ViewBackward0):
 
 
 class SqueezeBackward1(SqueezeBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward2(SqueezeBackward0):
     __slots__ = ()
 
 
