@@ -1,13 +1,21 @@
 """The recorded graph: grad_fn is None exactly for leaves, next_functions lead to an AccumulateGrad
 node for every leaf that requires grad, and torch's node class names (LEAF-2, GFN-*)."""
 
+import numpy as np
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.ops import OPS
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import computed_output, engine_ops, op_applications, programs
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import (
+    computed_output,
+    engine_ops,
+    float_dtypes,
+    op_applications,
+    programs,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -218,3 +226,30 @@ def test_parameter_repr(engine, requires_grad):
     script.check("repr(p).startswith('Parameter containing:\\n')", "repr(p) is {repr(p)!r}")
     suffix = ", requires_grad=True)" if requires_grad else "])"
     script.check(f"repr(p).endswith({suffix!r})", "repr(p) is {repr(p)!r}")
+
+
+@behaviour("GFN-9")
+@needs("graph", "autograd_grad", "higher_order")
+@given(data=st.data())
+def test_a_matrix_vector_product_s_gradient_is_recorded_as_torch_s_outer(engine, data):
+    """ga = grad(a @ v, a, w, create_graph=True) is w.reshape(-1, 1) * v, as torch's outer
+    records it: MulBackward0 with edges to w's view and to v's own AccumulateGrad node."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    rows, columns = data.draw(st.integers(1, 4), label="rows"), data.draw(st.integers(1, 4),
+                                                                          label="columns")
+    a = data.draw(values((rows, columns), dtype), label="a")
+    v = data.draw(values((columns,), dtype), label="v")
+    w = data.draw(values((rows,), dtype), label="w")
+    script = Script(engine)
+    for name, array in (("a", a), ("v", v), ("w", w)):
+        script.run(f"{name} = torch.tensor({literal(array)}, dtype=torch.{dtype}, "
+                   "requires_grad=True)")
+    script.run("ga, = torch.autograd.grad(a @ v, a, w, create_graph=True)",
+               "edges = [child for child, _ in ga.grad_fn.next_functions]")
+    script.check_equal("ga.grad_fn.name()", "MulBackward0", why="torch's outer: a product")
+    script.check_equal("[child.name() for child in edges]",
+                       ["ViewBackward0", "torch::autograd::AccumulateGrad"],
+                       why="w as a column (a view), times v itself")
+    script.check("edges[1].variable is v", "the product's second edge does not lead to v",
+                 show=("edges[1].variable",))
+    script.check_close("ga", np.outer(w, v), dtype=dtype, oracle="the outer product w v^T")
