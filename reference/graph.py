@@ -151,10 +151,8 @@ class Packed:
     """A saved tensor as a saved_tensors_hooks pack hook returned it, kept with the unpack hook open
     at save time (SAV-8). `unpacked()` calls it at backward (SAV-2) and puts its values, what backward
     computes with (SAV-3), at the saved tensor's place in the graph, as torch does: the data comes
-    from the hooks, the grad_fn (or a leaf's accumulator) from the tensor, so that double backward
-    still reaches it (SAV-9). The tensor itself is kept for its version check, and a leaf's
-    accumulator as torch's SavedVariable keeps it: alive from the save on, also for a leaf that a
-    Function saved without being given it, which no edge of the graph leads to."""
+    from the hooks, the grad_fn (or a leaf's accumulator, held from the save on as torch holds it) from
+    the tensor, so that double backward reaches it (SAV-9); the tensor is also kept for its version check."""
 
     __slots__ = ("packed", "unpack", "tensor", "accumulator")
 
@@ -162,8 +160,7 @@ class Packed:
         pack, self.unpack = hooks
         with grad_mode.no_grad():  # torch runs both hooks without recording
             self.packed, self.tensor = pack_checked(pack, tensor), tensor
-        leaf = tensor._requires_grad and tensor.grad_fn is None
-        self.accumulator = grad_accumulator(tensor) if leaf else None
+        self.accumulator = grad_accumulator(tensor) if tensor._requires_grad and tensor.grad_fn is None else None
 
     def unpacked(self):
         with grad_mode.no_grad():
