@@ -253,7 +253,7 @@ def test_tensors_without_a_tangent_unpack_to_none(engine, data):
                  f"unpack_dual({plain_leaf}).primal has other values than {plain_leaf}")
 
 
-@behaviour("FWD-11")
+@behaviour("FWD-12")
 @given(data=st.data(), op=st.sampled_from(["x.sgn()", "x ** 0", "x ** 0.0", "torch.pow(x, 0)"]))
 def test_a_zero_derivative_gives_zero_tangents_whatever_the_tangent(engine, data, op):
     """sgn and x ** 0 have the derivative 0: the result's tangent is +0.0 everywhere, also where

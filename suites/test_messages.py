@@ -94,7 +94,7 @@ def test_a_dim_out_of_range_message(engine, op, shape, data):
                       show=("to_numpy(last)", "to_numpy(counted)"))
 
 
-@behaviour("MSG-10")
+@behaviour("MSG-11")
 @given(shape=shapes(min_dims=1), data=st.data(), how=st.sampled_from(["reshape", "view"]))
 def test_a_size_below_minus_one_message(engine, shape, data, how):
     """-1 is the one size reshape and view infer: another negative size raises 'invalid shape
