@@ -151,24 +151,24 @@ class Packed:
     """A saved tensor as a saved_tensors_hooks pack hook returned it, kept with the unpack hook open
     at save time (SAV-8). `unpacked()` calls it at backward (SAV-2) and puts its values, what backward
     computes with (SAV-3), at the saved tensor's place in the graph, as torch does: the data comes
-    from the hooks, the grad_fn (or a leaf's accumulator) from the tensor, so that double backward
-    still reaches it (SAV-9). The tensor itself is kept for its version check."""
+    from the hooks, the grad_fn (or a leaf's accumulator, held from the save on as torch holds it) from
+    the tensor, so that double backward reaches it (SAV-9); the tensor is also kept for its version check."""
 
-    __slots__ = ("packed", "unpack", "tensor")
+    __slots__ = ("packed", "unpack", "tensor", "accumulator")
 
     def __init__(self, hooks, tensor):
         pack, self.unpack = hooks
         with grad_mode.no_grad():  # torch runs both hooks without recording
             self.packed, self.tensor = pack_checked(pack, tensor), tensor
+        self.accumulator = grad_accumulator(tensor) if tensor._requires_grad and tensor.grad_fn is None else None
 
     def unpacked(self):
         with grad_mode.no_grad():
             data, tensor = self.unpack(self.packed), self.tensor
         alias = make(data._array, tensor._requires_grad, tensor.grad_fn)
         alias._output_nr, alias._counter = tensor._output_nr, tensor._counter
-        if tensor._requires_grad and tensor.grad_fn is None:
-            grad_accumulator(tensor)
-            alias._accumulator = tensor._accumulator
+        if self.accumulator is not None:
+            alias._accumulator = weakref.ref(self.accumulator)
         return alias
 
 

@@ -26,9 +26,12 @@ class TensorHooks:
             if self._hooks is None:
                 self._hooks = hooks.HookDict()
             return self._hooks.add(hook)
-        if self.grad_fn._pre_hooks is None:
-            self.grad_fn._pre_hooks = hooks.HookDict()
-        return self.grad_fn._pre_hooks.add(hook)
+        node = self.grad_fn
+        if node._pre_hooks is None:
+            node._pre_hooks = hooks.HookDict()
+        # one dict per node, in registration order: a node of several outputs (a custom
+        # Function's) notes which output each hook is for
+        return node._pre_hooks.add(hook if node.outputs == 1 else (self._output_nr, hook))
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call `hook(tensor)` each time a gradient was accumulated into this leaf's `.grad`

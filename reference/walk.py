@@ -212,10 +212,12 @@ def _call(node, grad):
 
 def _run_tensor_hooks(node, grad):
     """Tensor hooks in registration order, then retain_grad's store (HOOK-1, HOOK-3, HOOK-6, HOOK-8).
-    A node keeps them for one output: a known limit for a custom Function with several."""
+    retain_grad keeps one output per node: a known limit for a custom Function with several."""
     if node.outputs > 1:
-        raise NotImplementedError("reference: tensor hooks or retain_grad on an output of a custom "
-                                  "Function with several outputs")
+        if node._retained is not None:
+            raise NotImplementedError("reference: retain_grad on an output of a custom Function "
+                                      "with several outputs")
+        return _run_output_hooks(node, grad)
     as_array = not isinstance(grad, Tensor)
     value = make(np.asarray(grad)) if as_array else grad
     for hook in (node._pre_hooks or {}).values():
@@ -226,6 +228,24 @@ def _run_tensor_hooks(node, grad):
     if retained is not None:
         _store_retained(retained, value)
     return value._array if as_array else value
+
+
+def _run_output_hooks(node, slots):
+    """The tensor hooks of a node of several outputs, each on its output's gradient, None where
+    none arrived; torch keeps them per tensor, so an output's hooks run together, in registration
+    order, at the place of that output's first hook. A new list of the slots."""
+    slots, first = list(slots), {}
+    for position, (index, _) in enumerate(node._pre_hooks.values()):
+        first.setdefault(index, position)
+    for index, hook in sorted(node._pre_hooks.values(), key=lambda pair: first[pair[0]]):
+        old = slots[index]
+        as_array = old is not None and not isinstance(old, Tensor)
+        value = make(np.asarray(old)) if as_array else old
+        replaced = hook(value)
+        if replaced is not None:
+            value = replaced if old is None else node_hooks.replacement(hook, replaced, value)
+            slots[index] = value._array if as_array else value
+    return slots
 
 
 def _store_retained(tensor, grad):

@@ -582,6 +582,32 @@ def test_a_module_hook_without_requiring_inputs_gets_and_may_return_only_nones(e
                        "grad_input entries, all None")
 
 
+@behaviour("HOOK-22")
+@needs("nn", "module_hooks")
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")
+@given(inputs=st.integers(1, 3), input_requires_grad=st.booleans(), hooks=counts(HOOKS_PER_MODULE))
+def test_module_hooks_keep_no_grad_output_after_backward(engine, inputs, input_requires_grad,
+                                                         hooks):
+    """Full backward hooks that keep only weak references to the grad_output they get: after
+    backward (and gc) each reference is dead, while the module's output is still held, whether
+    or not an input requires grad."""
+    flag = ", requires_grad=True" if input_requires_grad else ""
+    script = Script(engine)
+    script.run(*PRODUCT)
+    script.run("import gc, weakref",
+               "module, seen = Product(), []",
+               "def hook(module, grad_input, grad_output):",
+               "    seen.append(weakref.ref(grad_output[0]))",
+               *["module.register_full_backward_hook(hook)"] * hooks,
+               f"out = module(*[torch.tensor([1.5, -0.5]{flag}) for _ in range({inputs})])",
+               "out.backward(torch.tensor([2.0, 4.0]))",
+               "gc.collect()")
+    script.check_equal("len(seen)", hooks, why=f"{hooks} hooks, one pass")
+    script.check("all(ref() is None for ref in seen)",
+                 "a grad_output the hooks got is still alive after backward: "
+                 "{[ref() for ref in seen]}")
+
+
 @behaviour("HOOK-12")
 @needs("nn", "module_hooks")
 @pytest.mark.filterwarnings("ignore:Full backward hook is firing:UserWarning")

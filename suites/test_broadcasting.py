@@ -163,3 +163,36 @@ def test_broadcasting_onto_an_empty_dimension_gives_zero_gradients(engine, shape
                f"e = torch.zeros({', '.join(map(str, empty_shape))}, dtype=torch.{dtype})",
                "(x + e).sum().backward()")
     script.check_close("x.grad", np.zeros(x_shape), dtype=dtype, oracle="sum over no elements")
+
+
+@behaviour("BC-7")
+@needs("autograd_grad", "higher_order", "graph")
+@given(data=st.data())
+def test_a_broadcast_input_s_gradient_is_recorded_as_torch_s_sum_to(engine, data):
+    """g = grad(x0 + x1, x1, w, create_graph=True) for x1 broadcast onto x0's shape: g's grad_fn
+    is SumBackward1 over w's node, under a ViewBackward0 only where x1 has fewer dims than x0;
+    for a 0-dim x1, SumBackward0."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    big = data.draw(shapes(min_dims=1), label="big shape")
+    small = data.draw(st.just(()) | broadcastable_shape(big).filter(lambda s: s != big),
+                      label="small shape")
+    script = Script(engine)
+    for name, shape in (("x0", big), ("x1", small), ("w", big)):
+        array = data.draw(values(shape, dtype), label=name)
+        script.run(f"{name} = torch.tensor({literal(array)}, dtype=torch.{dtype}, "
+                   "requires_grad=True)")
+    script.run("g, = torch.autograd.grad(x0 + x1, x1, w, create_graph=True)",
+               "chain, node = [], g.grad_fn",
+               "while node is not None and not hasattr(node, 'variable'):",
+               "    chain.append(node.name())",
+               "    node = node.next_functions[0][0]")
+    viewed = 0 < len(small) < len(big)
+    expected = (["ViewBackward0", "SumBackward1"] if viewed else
+                ["SumBackward1"] if small else ["SumBackward0"])
+    script.check_equal("chain", expected, why=f"sum_to of a {big} gradient to {small}: " + (
+        "a sum keeping the summed dims" + (", then a view" if viewed else "") if small
+        else "the sum of everything"))
+    script.check("node is not None and node.variable is w", "the sum does not lead to w",
+                 show=("node",))
+    script.check_agrees("g", _reduced("values(w)", big, small), dtype=dtype,
+                        oracle="w summed to x1's shape")

@@ -225,6 +225,34 @@ def test_a_saved_tensor_modified_in_place_makes_backward_raise(engine, data, cha
     script.raises("y.sum().backward()")
 
 
+# Twice, a Function whose forward saves nothing, or calls save_for_backward with no tensor.
+SAVES_NOTHING = '''\
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        {save}
+        return x * 2.0
+
+    @staticmethod
+    def backward(ctx, g):
+        read.append(tuple(ctx.saved_tensors))
+        return 2.0 * g'''
+
+
+@behaviour("FN-5")
+@given(data=st.data(), save=st.sampled_from(["pass", "ctx.save_for_backward()"]))
+def test_saved_tensors_is_empty_when_nothing_was_saved(engine, data, save):
+    """A Function that saved nothing reads ctx.saved_tensors in backward as an empty tuple, and
+    gives its gradient."""
+    dtype, x = _case(engine, data)
+    script = Script(engine)
+    script.run("read = []", SAVES_NOTHING.format(save=save), _leaf("x", x, dtype),
+               "Double.apply(x).sum().backward()")
+    script.check_equal("read", [()], why="backward read ctx.saved_tensors once, and nothing "
+                       "was saved")
+    script.check_close("x.grad", np.full_like(x, 2.0), dtype=dtype, oracle="2 from Double")
+
+
 @behaviour("FN-6")
 @given(data=st.data())
 def test_backward_frees_what_ctx_saved(engine, data):

@@ -253,6 +253,30 @@ def test_tensors_without_a_tangent_unpack_to_none(engine, data):
                  f"unpack_dual({plain_leaf}).primal has other values than {plain_leaf}")
 
 
+@behaviour("FWD-12")
+@given(data=st.data(), op=st.sampled_from(["x.sgn()", "x ** 0", "x ** 0.0", "torch.pow(x, 0)"]))
+def test_a_zero_derivative_gives_zero_tangents_whatever_the_tangent(engine, data, op):
+    """sgn and x ** 0 have the derivative 0: the result's tangent is +0.0 everywhere, also where
+    x's tangent is nan or inf (not the tangent times 0, which is nan there, or -0.0 where the
+    tangent is negative)."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(), label="shape")
+    x = data.draw(values(shape, dtype), label="x")
+    v = data.draw(values(shape, dtype), label="tangent")
+    specials = data.draw(st.lists(st.sampled_from([np.nan, np.inf, -np.inf]),
+                                  min_size=v.size, max_size=v.size), label="special tangents")
+    where = data.draw(st.lists(st.booleans(), min_size=v.size, max_size=v.size), label="where")
+    v = np.where(np.reshape(where, shape), np.reshape(specials, shape), v)
+    script = Script(engine)
+    script.run(FORWARD_AD, f"x = {tensor_literal(x, dtype)}",
+               f"v = torch.tensor({literal(v)}, dtype=torch.{dtype})",
+               "with fwAD.dual_level():",
+               f"    y = (lambda x: {op})(fwAD.make_dual(x, v))",
+               "    tangent = to_numpy(fwAD.unpack_dual(y).tangent)")
+    script.check("np.array_equal(tangent, np.zeros_like(tangent)) and not np.signbit(tangent).any()",
+                 f"the tangent of {op} is {{tangent.tolist()}}, expected +0.0 throughout")
+
+
 # ----- tangents are Jacobian-vector products ------------------------------------------------------
 @behaviour("FWD-4")
 @given(data=st.data())

@@ -1,13 +1,22 @@
 """The recorded graph: grad_fn is None exactly for leaves, next_functions lead to an AccumulateGrad
 node for every leaf that requires grad, and torch's node class names (LEAF-2, GFN-*)."""
 
+import numpy as np
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.ops import OPS
-from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import computed_output, engine_ops, op_applications, programs
+from autograd_conformance.harness.script import Script, literal
+from autograd_conformance.harness.strategies import (
+    computed_output,
+    engine_ops,
+    float_dtypes,
+    op_applications,
+    programs,
+    shapes,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -218,3 +227,64 @@ def test_parameter_repr(engine, requires_grad):
     script.check("repr(p).startswith('Parameter containing:\\n')", "repr(p) is {repr(p)!r}")
     suffix = ", requires_grad=True)" if requires_grad else "])"
     script.check(f"repr(p).endswith({suffix!r})", "repr(p) is {repr(p)!r}")
+
+
+@behaviour("GFN-9")
+@needs("graph", "autograd_grad", "higher_order")
+@given(data=st.data())
+def test_a_matrix_vector_product_s_gradient_is_recorded_as_torch_s_outer(engine, data):
+    """ga = grad(a @ v, a, w, create_graph=True) is w.reshape(-1, 1) * v, as torch's outer
+    records it: MulBackward0 with edges to w's view and to v's own AccumulateGrad node."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    rows, columns = data.draw(st.integers(1, 4), label="rows"), data.draw(st.integers(1, 4),
+                                                                          label="columns")
+    a = data.draw(values((rows, columns), dtype), label="a")
+    v = data.draw(values((columns,), dtype), label="v")
+    w = data.draw(values((rows,), dtype), label="w")
+    script = Script(engine)
+    for name, array in (("a", a), ("v", v), ("w", w)):
+        script.run(f"{name} = torch.tensor({literal(array)}, dtype=torch.{dtype}, "
+                   "requires_grad=True)")
+    script.run("ga, = torch.autograd.grad(a @ v, a, w, create_graph=True)",
+               "edges = [child for child, _ in ga.grad_fn.next_functions]")
+    script.check_equal("ga.grad_fn.name()", "MulBackward0", why="torch's outer: a product")
+    script.check_equal("[child.name() for child in edges]",
+                       ["ViewBackward0", "torch::autograd::AccumulateGrad"],
+                       why="w as a column (a view), times v itself")
+    script.check("edges[1].variable is v", "the product's second edge does not lead to v",
+                 show=("edges[1].variable",))
+    script.check_close("ga", np.outer(w, v), dtype=dtype, oracle="the outer product w v^T")
+
+
+@behaviour("GFN-10")
+@needs("graph", "autograd_grad", "higher_order", "max_min")
+@given(data=st.data(), op=st.sampled_from(["amax", "amin"]), keepdim=st.booleans())
+def test_an_extreme_s_gradient_is_recorded_as_torch_s_scaled_mask(engine, data, op, keepdim):
+    """g = grad(x.op(dim, keepdim), x, w, create_graph=True) is w (its reduced dims restored,
+    by a view where keepdim=False dropped them) / the tie count * the tie mask: MulBackward0
+    over DivBackward0 over w's node."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    shape = data.draw(shapes(min_dims=1), label="shape")
+    dim = data.draw(st.integers(0, len(shape) - 1), label="dim")
+    x = data.draw(values(shape, dtype), label="x")
+    reduced = shape[:dim] + ((1,) if keepdim else ()) + shape[dim + 1:]
+    w = data.draw(values(reduced, dtype), label="w")
+    script = Script(engine)
+    for name, array in (("x", x), ("w", w)):
+        script.run(f"{name} = torch.tensor({literal(array)}, dtype=torch.{dtype}, "
+                   "requires_grad=True)")
+    script.run(f"g, = torch.autograd.grad(x.{op}({dim}, keepdim={keepdim}), x, w, "
+               "create_graph=True)",
+               "chain, node = [], g.grad_fn",
+               "while node is not None and not hasattr(node, 'variable'):",
+               "    chain.append(node.name())",
+               "    node = node.next_functions[0][0]")
+    expected = ["MulBackward0", "DivBackward0"] + ([] if keepdim else ["ViewBackward0"])
+    script.check_equal("chain", expected, why="the restored gradient over the count, times the "
+                       "mask" + ("" if keepdim else ", the dims restored by a view"))
+    script.check("node is not None and node.variable is w", "the chain does not lead to w",
+                 show=("node",))
+    extreme = getattr(np, {"amax": "max", "amin": "min"}[op])(x, axis=dim, keepdims=True)
+    tied = (x == extreme).astype(np.float64)
+    script.check_close("g", np.reshape(w, extreme.shape) / tied.sum(axis=dim, keepdims=True)
+                       * tied, dtype=dtype, oracle="w split evenly over the ties")

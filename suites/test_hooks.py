@@ -305,3 +305,45 @@ def test_autograd_grad_fires_the_hooks_on_the_paths_to_its_input(engine, data):
     expected = analytic_grads(program, wrt=[target])
     script.check_close(f"fired[{target!r}][0]", expected[target], dtype=program.dtype,
                        oracle="analytic", magnitude=expected.magnitude)
+
+
+# A Function of two outputs, 2x and 3x, whose backward sees each output's gradient.
+TWO_OUTPUTS = """\
+class TwoOutputs(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2.0, x * 3.0
+
+    @staticmethod
+    def backward(ctx, ga, gb):
+        return ga * 2.0 + gb * 3.0"""
+
+
+@behaviour("HOOK-23")
+@needs("custom_function")
+@given(order=st.lists(st.sampled_from("ab"), min_size=2, max_size=4), uses_a=st.booleans(),
+       factor=st.sampled_from([2.0, -1.0, 10.0]))
+def test_hooks_on_the_outputs_of_a_function_get_their_own_gradients(engine, order, uses_a,
+                                                                    factor):
+    """a, b = TwoOutputs.apply(x), hooks registered on a and b in `order`, each recording what
+    it gets, the last one also scaling its gradient by `factor`; loss = sum(10 b) (+ sum(a)):
+    an output's hooks run together, in the order of each output's first hook, a's with None
+    where a is unused; the scaled gradient reaches x."""
+    script = Script(engine)
+    script.run(TWO_OUTPUTS, "x = torch.tensor([1.0, 2.0], requires_grad=True)",
+               "a, b = TwoOutputs.apply(x)", "seen = []")
+    for k, name in enumerate(order):
+        scale = f" * {factor}" if k == len(order) - 1 else ""
+        script.run(f"{name}.register_hook(lambda g: seen.append(({k}, None if g is None "
+                   f"else g.tolist())) or (None if g is None else g{scale}))")
+    script.run(f"loss = (b * 10.0).sum(){' + a.sum()' if uses_a else ''}", "loss.backward()")
+    grads = {"a": [1.0, 1.0] if uses_a else None, "b": [10.0, 10.0]}
+    last = order[-1]
+    final = grads if grads[last] is None else {**grads, last: [g * factor for g in grads[last]]}
+    groups = sorted(set(order), key=order.index)
+    expected = [(k, grads[name]) for name in groups for k, n in enumerate(order) if n == name]
+    script.check_equal("seen", expected, why="each output's hooks together, in registration "
+                       "order, the outputs in the order of their first hook")
+    ga, gb = (final["a"] or [0.0, 0.0]), final["b"]
+    script.check_equal("x.grad.tolist()", [2.0 * p + 3.0 * q for p, q in zip(ga, gb)],
+                       why="2 ga + 3 gb, with the last hook's scaling")

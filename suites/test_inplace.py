@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 from autograd_conformance.harness.checks import assert_leaf_grads
 from autograd_conformance.harness.oracles import Gradients, analytic_grads
 from autograd_conformance.harness.script import Script, literal, tensor_literal
-from autograd_conformance.harness.strategies import cotangents, full_precision_values, programs, shapes, values
+from autograd_conformance.harness.strategies import (
+    cotangents,
+    float_dtypes,
+    full_precision_values,
+    programs,
+    shapes,
+    values,
+)
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -291,6 +298,33 @@ def test_a_value_with_leading_ones_fills_a_one_element_slot(engine, data, value_
     expected = analytic_grads(program)
     assert_leaf_grads(script, program, expected, oracle=f"analytic x {v[position] * factor:.4g}",
                       scale=v[position] * factor)
+
+
+@behaviour("INP-14", "HO-1")
+@needs("autograd_grad", "higher_order")
+@given(data=st.data())
+def test_index_assignment_gradients_are_differentiable(engine, data):
+    """y = x * 1; y[i] = s: grad(y, (x, s), w, create_graph=True) is w with row i zeroed for x
+    and w[i] for s, both differentiable: with respect to w, sum(gx * c) + sum(gs * d) has
+    the gradient c with row i zeroed, plus d in row i."""
+    shape = data.draw(shapes(min_dims=1), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    row = data.draw(st.integers(0, shape[0] - 1), label="i")
+    x, w, c = (data.draw(values(shape, dtype), label=name) for name in ("x", "w", "c"))
+    s, d = (data.draw(values(shape[1:], dtype), label=name) for name in ("s", "d"))
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(x, dtype, True)}", f"s = {tensor_literal(s, dtype, True)}",
+               f"w = {tensor_literal(w, dtype, True)}", "y = x * 1.0", f"y[{row}] = s",
+               "gx, gs = torch.autograd.grad(y, (x, s), w, create_graph=True)")
+    kept = np.ones(shape)
+    kept[row] = 0.0
+    script.check_close("gx", w * kept, dtype=dtype, oracle="w, row i zeroed")
+    script.check_close("gs", w[row], dtype=dtype, oracle="w[i]")
+    script.run(f"gw, = torch.autograd.grad((gx * {tensor_literal(c, dtype)}).sum() "
+               f"+ (gs * {tensor_literal(d, dtype)}).sum(), w)")
+    expected = c * kept
+    expected[row] = d
+    script.check_close("gw", expected, dtype=dtype, oracle="c with row i zeroed, d in row i")
 
 
 @behaviour("INP-16")

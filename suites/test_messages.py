@@ -151,3 +151,28 @@ def test_a_hook_that_changes_the_dtype_message(engine, received, returned, shape
         script.check("x.grad is not None and x.grad.dtype == x.dtype",
                      "backward without the hook gives x no gradient of its dtype")
 
+
+@behaviour("MSG-11")
+@given(shape=shapes(min_dims=1), data=st.data(), how=st.sampled_from(["reshape", "view"]))
+def test_a_size_below_minus_one_message(engine, shape, data, how):
+    """-1 is the one size reshape and view infer: another negative size raises 'invalid shape
+    dimension', a second -1 'only one dimension can be inferred'; the shape with one -1 works."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    index = data.draw(st.integers(0, len(shape) - 1), label="inferred dim")
+    inferred = list(shape[:index]) + [-1] + list(shape[index + 1:])
+    wrong = list(inferred)
+    if len(shape) > 1 and data.draw(st.booleans(), label="two -1s"):
+        other = data.draw(st.sampled_from([i for i in range(len(shape)) if i != index]),
+                          label="second -1")
+        wrong[other] = -1
+        message = "only one dimension can be inferred"
+    else:
+        size = data.draw(st.integers(-3, -2), label="negative size")
+        wrong[index] = size
+        message = f"invalid shape dimension {size} at index {index} of shape {wrong}"
+    script = Script(engine)
+    script.run(f"x = {tensor_literal(data.draw(values(shape, dtype), label='x'), dtype, True)}")
+    script.raises(f"x.{how}({', '.join(map(str, wrong))})", message)
+    with script.control():
+        script.run(f"y = x.{how}({', '.join(map(str, inferred))})")
+        script.check_equal("tuple(y.shape)", tuple(shape), why=f"-1 at index {index} is inferred")

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.program import Leaf, Node, Program
-from autograd_conformance.harness.script import Script
+from autograd_conformance.harness.script import Script, literal
 from autograd_conformance.harness.strategies import float_dtypes, programs, shapes, values
 
 behaviour = pytest.mark.behaviour
@@ -138,3 +138,29 @@ def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
         script.check_close(f"{leaf.name}.grad", one[leaf.name] + two[leaf.name],
                            dtype=first.dtype, oracle="sum of the two outputs' analytic gradients",
                            magnitude=one.magnitude + two.magnitude)
+
+
+@behaviour("MISC-16")
+@pytest.mark.parametrize("how", [
+    "out.backward()",
+    pytest.param("out.backward(inputs=[x])", marks=needs("backward_inputs")),
+    pytest.param("x.grad, = torch.autograd.grad(out, [x])", marks=needs("autograd_grad"))])
+@given(data=st.data(), depth=st.integers(40, 64))
+def test_each_node_runs_once_however_many_paths_reach_it(engine, data, depth, how):
+    """y = y + y, `depth` times from x: 2^depth paths lead from the output to x through `depth`
+    nodes, and each node runs once (its pre-hook fires once), also where only the nodes leading
+    to x run (inputs=, autograd.grad): an engine that walks every path never ends. x's gradient
+    is 2^depth."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    x = data.draw(values(data.draw(shapes(), label="shape"), dtype), label="x")
+    script = Script(engine)
+    script.run(f"x = torch.tensor({literal(x)}, dtype=torch.{dtype}, requires_grad=True)",
+               "ran, y = [], x",
+               f"for k in range({depth}):",
+               "    y = y + y",
+               "    y.grad_fn.register_prehook(lambda grad_outputs, k=k: ran.append(k))",
+               "out = y.sum()", how)
+    script.check_equal("sorted(ran)", list(range(depth)),
+                       why="each of the doublings' nodes runs once")
+    script.check_close("x.grad", np.full(np.shape(x), 2.0 ** depth), dtype=dtype,
+                       oracle=f"2^{depth}, the number of paths")

@@ -331,6 +331,44 @@ def test_unpacked_tensors_keep_their_place_in_the_graph(engine, data):
     script.check_close("second", 6 * x, dtype="float64", oracle="6 x")
 
 
+# A Function that saves a leaf w it is not given (an intermediate save, as the extending note
+# allows), and multiplies by it.
+SCALED_BY_W = """\
+class ScaledByW(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(w)
+        return x * w.detach()
+
+    @staticmethod
+    def backward(ctx, g):
+        (saved_w,) = ctx.saved_tensors
+        return g * saved_w"""
+
+
+@behaviour("SAV-9")
+@needs("autograd_grad", "higher_order", "float64", "custom_function")
+@given(data=st.data())
+def test_an_unpacked_leaf_that_no_edge_reached_keeps_its_place(engine, data):
+    """A Function saves a leaf w that no op of the graph uses, inside copying hooks: the
+    gradient g = w of sum(ScaledByW(x)) taken with create_graph leads to w itself, so that
+    grad(sum(g * c), w) is c."""
+    _, x = data.draw(_leaf(engine, dtype="float64"), label="leaf")
+    w = data.draw(full_precision_values(np.shape(x), "float64"), label="w")
+    c = data.draw(full_precision_values(np.shape(x), "float64"), label="c")
+    script = Script(engine)
+    _define_x(script, "float64", x)
+    script.run(f"w = torch.tensor({literal(w)}, dtype=torch.float64, requires_grad=True)",
+               SCALED_BY_W, *RECORDING,
+               "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):",
+               "    y = ScaledByW.apply(x).sum()",
+               "(g,) = torch.autograd.grad(y, [x], create_graph=True)")
+    script.check_close("g", w, dtype="float64", oracle="w")
+    script.run(f"(second,) = torch.autograd.grad((g * torch.tensor({literal(c)}, "
+               "dtype=torch.float64)).sum(), [w])")
+    script.check_close("second", c, dtype="float64", oracle="c")
+
+
 PACK_MODIFIED_MESSAGE = "A saved tensor pack hook is modifying its input in place."
 
 

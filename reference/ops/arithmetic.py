@@ -157,7 +157,7 @@ def pow(a, exponent):
     x, k = value(a), value(exponent)
     if not isinstance(exponent, Tensor):
         out = output(out, record(PowBackward0, a), a, exponent)
-        return jvp(out, (a,), lambda da: da * 0 if k == 0 else da * (k * x ** (k - 1)))
+        return jvp(out, (a,), np.zeros_like if k == 0 else lambda da: da * (k * x ** (k - 1)))
     node = record(PowBackward1, a, exponent)
     out = output(out, node)
     if node is not None:

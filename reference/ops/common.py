@@ -130,15 +130,24 @@ def dims_of(a, dim):
 # ----- the two spellings: helpers for formulas that run on arrays or on Tensors -------------------
 def sum_to(grad, meta):
     """Sum a broadcast gradient back to an input's shape and cast it to its dtype (BC-1, BC-3); a
-    0-dim input gets the 0-dim sum of all the contributions (BC-2)."""
+    0-dim input gets the 0-dim sum of all the contributions (BC-2). As torch's sum_to: one sum
+    keeping the summed dims, then a view only where the input had fewer dims, so that under
+    create_graph the gradient of a (3, 1) input broadcast to (3, 4) is SumBackward1 alone, of a
+    (4,) input broadcast to (3, 4) a ViewBackward0 of it, of a 0-dim input SumBackward0 (BC-7)."""
     shape, dtype = meta
     if grad.shape != shape:
         lead = grad.ndim - len(shape)
         if lead < 0:  # the input had extra leading 1s (assigning a [1, 3] value into a [3] slot)
             return sum_to(grad, (shape[-lead:], dtype)).reshape(shape)
+        if not shape:  # a 0-dim input: the sum of everything (SumBackward0)
+            return cast(grad.sum() if isinstance(grad, Tensor) else np.asarray(grad.sum()), dtype)
         dims = tuple(range(lead)) + tuple(
             lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1)
-        grad = (grad.sum(dims) if isinstance(grad, Tensor) else grad.sum(axis=dims)).reshape(shape)
+        if dims:
+            grad = (grad.sum(dims, keepdim=True) if isinstance(grad, Tensor)
+                    else grad.sum(axis=dims, keepdims=True))
+        if grad.shape != shape:  # the leading dims, summed to 1s
+            grad = grad.reshape(shape)
     return cast(grad, dtype)
 
 

@@ -149,8 +149,9 @@ class AbsBackward0(Node):
 
 
 def sgn(a):
-    """The sign, whose gradient is zero, not absent."""
-    return jvp(output(np.sign(a._array, out=...), record(SgnBackward0, a)), (a,), lambda da: da * 0)
+    """The sign, whose gradient is zero, not absent; its tangent is zeros whatever the input's,
+    nan and inf included, as torch's zero-tensor rule gives (FWD-12)."""
+    return jvp(output(np.sign(a._array, out=...), record(SgnBackward0, a)), (a,), np.zeros_like)
 
 
 class SgnBackward0(Node):

@@ -16,7 +16,7 @@ import numpy as np
 from ..dual import jvp
 from ..graph import Node, record
 from ..tensor import make
-from .common import dims_of, expand_to, output, scatter_add, unary, value
+from .common import dims_of, output, scatter_add, unary, value
 
 # What max(dim) and min(dim) return: torch's torch.return_types.max, a named pair.
 ValuesIndices = collections.namedtuple("ValuesIndices", ("values", "indices"))
@@ -50,12 +50,15 @@ def _spread(a, dim, keepdim, pick, node_class):
 
 def even_split(grad, a, result, dims):
     """The gradient of an extreme: each slice's `grad` divided by the number of entries of `a`
-    equal to the slice's extreme `result`, on those entries, 0 elsewhere (OP-9, OP-10)."""
+    equal to the slice's extreme `result`, on those entries, 0 elsewhere (OP-9, OP-10). As torch
+    computes it: grad with the reduced dims restored (a view only where they were dropped),
+    divided by the count, times the mask, which broadcasts the quotient (GFN-10)."""
     a, result = value(a), value(result)
     kept = _kept_shape(a.shape, dims)
     tied = a == result.reshape(kept)
     count = tied.sum(axis=dims, keepdims=True).astype(a.dtype)
-    return expand_to(grad.reshape(kept) / count, a.shape) * tied.astype(a.dtype)
+    restored = grad if grad.shape == kept else grad.reshape(kept)
+    return restored / count * tied.astype(a.dtype)
 
 
 def even_split_tangent(da, x, result, dims, keepdim):

@@ -53,12 +53,16 @@ class MmBackward0(Node):
 
 
 class MvBackward0(Node):
+    """d(a @ v) for 2-D a and 1-D v: the outer product of grad and v to a, as torch's outer
+    computes it (grad as a column times v itself, which broadcasts as a row: under create_graph
+    the product's edges are grad's view and v's own node, GFN-1), a^T @ grad to v."""
+
     __slots__ = ()
     saved_names = ("self", "vec")
 
     def backward(self, grad):
         a, v = self.saved(grad)
-        return (grad.reshape(-1, 1) * conj(v).reshape(1, -1) if self.needs_grad(0) else None,
+        return (grad.reshape(-1, 1) * conj(v) if self.needs_grad(0) else None,
                 conj(a).T @ grad if self.needs_grad(1) else None)
 
 

@@ -28,7 +28,10 @@ def _over(reduce, a, dim, keepdim):
 
 
 def sum(a, dim=None, keepdim=False):
-    """Sum of all elements (SumBackward0) or over dims (SumBackward1); saves only sizes (RETAIN-3)."""
+    """Sum of all elements (SumBackward0) or over dims (SumBackward1); saves only sizes (RETAIN-3).
+    sum(None, keepdim=True) sums over every dim, keeping each as 1 (SumBackward1), as torch does."""
+    if dim is None and keepdim:
+        dim = tuple(range(a.ndim))
     x = a._array
     reduce = _over(np.sum, a, dim, keepdim)
     out = reduce(x)
@@ -65,7 +68,10 @@ class SumBackward1(Node):
 
 
 def mean(a, dim=None, keepdim=False):
-    """Mean of all elements (MeanBackward0) or over dims (MeanBackward1): each gets 1/N (BC-5)."""
+    """Mean of all elements (MeanBackward0) or over dims (MeanBackward1): each gets 1/N (BC-5).
+    mean(None, keepdim=True) is over every dim, keeping each as 1 (MeanBackward1), as in torch."""
+    if dim is None and keepdim:
+        dim = tuple(range(a.ndim))
     x = a._array
     if x.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "

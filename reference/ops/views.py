@@ -100,6 +100,11 @@ def reshape(a, shape):
     from a's strides, else a copy (VIEW-3); accepts a tuple or separate ints."""
     shape = _shape_of(shape)
     x = a._array
+    for index, size in enumerate(shape):  # NumPy would take any negative size as the inferred one
+        if size < -1:
+            raise RuntimeError(f"invalid shape dimension {size} at index {index} of shape {list(shape)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     try:
         out = x.reshape(shape)
     except ValueError:
