@@ -141,6 +141,7 @@ def test_one_leaf_in_several_outputs_accumulates_the_sum(engine, data):
 
 
 @behaviour("MISC-16")
+@needs("node_hooks")
 @pytest.mark.parametrize("how", [
     "out.backward()",
     pytest.param("out.backward(inputs=[x])", marks=needs("backward_inputs")),
