@@ -30,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-from tools.mutation.executed import digest, functions_digest, reference_sources
+from tools.mutation import executed
 from tools.mutation.mutants import Mutant
 from tools.mutation.targets import ROOT
 
@@ -48,7 +48,8 @@ def _harness_files() -> str:
     paths = sorted({path for pattern in HARNESS for path in ROOT.glob(pattern)
                     if path.is_file() and not (path.parent.name == "suites"
                                                and path.name.startswith("test_"))})
-    return digest([(path.relative_to(ROOT).as_posix(), path.read_bytes()) for path in paths])
+    return executed.digest([(path.relative_to(ROOT).as_posix(), path.read_bytes())
+                            for path in paths])
 
 
 def harness(args) -> str:
@@ -59,21 +60,21 @@ def harness(args) -> str:
             versions.append((name, importlib.metadata.version(name)))
         except importlib.metadata.PackageNotFoundError:
             versions.append((name, None))
-    return digest(VERSION, _harness_files(), sys.version, versions, args.keyword,
+    return executed.digest(VERSION, _harness_files(), sys.version, versions, args.keyword,
                   args.test_timeout, args.timeout)
 
 
 @functools.lru_cache(maxsize=None)
 def _module(path: str) -> str | None:
     file = ROOT / path
-    return digest(file.read_bytes()) if file.is_file() else None
+    return executed.digest(file.read_bytes()) if file.is_file() else None
 
 
 def fingerprint(harness_digest: str, mutant: Mutant, tests: list[str], functions) -> str:
-    original = reference_sources()[0].get(f"{mutant.file}:{mutant.qualname}")
+    original = executed.reference_sources()[0].get(f"{mutant.file}:{mutant.qualname}")
     modules = [(nodeid, _module(nodeid.partition("::")[0])) for nodeid in tests]
-    return digest(harness_digest, mutant.id, mutant.source, original, modules,
-                  functions_digest(functions))
+    return executed.digest(harness_digest, mutant.id, mutant.source, original, modules,
+                           executed.functions_digest(functions))
 
 
 class Cache:
