@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tools.mutation import cache as mutation_cache
+from tools.mutation import executed
+from tools.mutation.cache import Cache
 from tools.mutation.mutants import MUTANT_VARIABLE, _mutants_of, generate, node_at, replace_at
 from tools.mutation.results import load_equivalent, summarise
 from tools.mutation.runner import TANGENT_LINE, covering_tests
@@ -203,13 +206,13 @@ def test_the_score_leaves_equivalent_mutants_out():
 def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
     """`run` end to end on one family of tests (-k): the control passes them, the sign flip in
     mul's backward is killed by the mul test, and a forward-mode mutant, which no test reached
-    in the control, is uncovered."""
+    in the control, is uncovered. The verdict is stored with what the run executed, and a second
+    run reuses it."""
     tangent = "dual.py:tangent:negate_condition:1"
-    completed = subprocess.run(
-        [sys.executable, "-m", "tools.mutation", "run", MUL_SIGN_FLIP, tangent, "-j", "2",
-         "-k", "test_mul_div", "--markdown", str(tmp_path / "results.md"),
-         "--json", str(tmp_path / "results.json")],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    command = [sys.executable, "-m", "tools.mutation", "run", MUL_SIGN_FLIP, tangent, "-j", "2",
+               "-k", "test_mul_div", "--markdown", str(tmp_path / "results.md"),
+               "--json", str(tmp_path / "results.json"), "--cache", str(tmp_path / "cache.json")]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert "control (unmutated engine): survived" in completed.stdout, completed.stdout
     assert completed.returncode == 1, completed.stdout + completed.stderr  # 1: not all killed
     results = json.loads((tmp_path / "results.json").read_text())
@@ -221,6 +224,124 @@ def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
     assert results["summary"]["killed"] == 1 and results["summary"]["uncovered"] == 1
     assert results["coverage"] and "-k test_mul_div" in results["session"]
     assert MUL_SIGN_FLIP in (tmp_path / "results.md").read_text()
+    stored = json.loads((tmp_path / "cache.json").read_text())["mutants"][MUL_SIGN_FLIP]
+    assert stored["tests"] == [rows[MUL_SIGN_FLIP]["killed_by"]]
+    assert {"ops/arithmetic.py:mul", "walk.py:run_backward"} <= set(stored["functions"])
+    assert "ops/arithmetic.py:MulBackward0.backward" not in stored["functions"]  # the mutant ran
+    again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "2 of 2 mutants need no run (1 reused" in again.stdout, again.stdout + again.stderr
+    rows = {row["id"]: row for row in json.loads((tmp_path / "results.json").read_text())["mutants"]}
+    assert rows[MUL_SIGN_FLIP]["outcome"] == "killed" and rows[MUL_SIGN_FLIP]["cached"]
+    assert "Incremental: 1 of 2 verdicts reused" in (tmp_path / "results.md").read_text()
+
+
+# ----- incremental runs: stored verdicts and what invalidates them ------------------------------
+def test_the_engine_is_imported_recording_which_functions_run():
+    """Each outermost function adds its name when it runs, after its docstring (which stays the
+    docstring), on its first statement's line (coverage and tracebacks stay as they were)."""
+    tree = ast.parse(textwrap.dedent("""
+        def f(x):
+            "Doc."
+            return g(x) + 1
+
+        class C:
+            def m(self):
+                def inner():
+                    return 2
+                return inner()
+        def g(x):
+            return x
+        """))
+    executed._instrument(tree, "ops/small.py")
+    namespace = {"__mutation_ran__": set()}
+    exec(compile(tree, "small.py", "exec"), namespace)
+    assert namespace["f"](1) == 2 and namespace["f"].__doc__ == "Doc."
+    assert namespace["__mutation_ran__"] == {"ops/small.py:f", "ops/small.py:g"}
+    assert namespace["C"]().m() == 2
+    assert "ops/small.py:C.m" in namespace["__mutation_ran__"]
+    assert tree.body[0].body[1].lineno == 4 and tree.body[0].body[1].value.func.attr == "add"
+
+
+class _Args:
+    keyword, test_timeout, timeout = "test_mul_div", 30.0, 300.0
+
+
+@pytest.fixture
+def stored(tmp_path, mutants, monkeypatch):
+    """A cache holding a killed and a surviving mutant of mul's backward, and `edit(name)`, which
+    changes the source of one function of reference/ (or of the test module) as the cache sees it."""
+    functions, skeleton = executed.reference_sources()
+    functions, modules = dict(functions), {}
+    monkeypatch.setattr(executed, "reference_sources", lambda: (functions, skeleton))
+    monkeypatch.setattr(mutation_cache, "_module", lambda path: modules.get(path, "unchanged"))
+
+    def edit(name):
+        if name.startswith("suites/"):
+            modules[name] = "edited"
+        else:
+            functions[name] = "edited"
+
+    by_id = {mutant.id: mutant for mutant in mutants}
+    killed, survivor = by_id[MUL_SIGN_FLIP], by_id["ops/arithmetic.py:MulBackward0.backward:float32:1"]
+    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
+    ran = {"tests": ["suites/test_op_grads.py::mul", "suites/test_values.py::mul"],
+           "functions": ["ops/arithmetic.py:mul", "walk.py:run_backward"]}
+    cache.store(killed, {"outcome": "killed", "seconds": 1.0, "returncode": 0,
+                         "killed_by": "suites/test_values.py::mul"}, ran)
+    cache.store(survivor, {"outcome": "survived", "seconds": 2.0, "returncode": 0,
+                           "killed_by": None}, ran)
+    cache.store(by_id["ops/arithmetic.py:MulBackward0.backward:sign_flip:2"],
+                {"outcome": "error", "seconds": 0.0, "returncode": 3, "killed_by": None}, ran)
+    cache.save()
+    return killed, survivor, ran["tests"], edit
+
+
+def _reused(path, killed, survivor, tests, **options):
+    cache = Cache(path, mutation_cache.harness(_Args), **options)
+    return [bool(cache.lookup(mutant, tests, tests)) for mutant in (killed, survivor)]
+
+
+def test_an_unchanged_verdict_is_reused_and_fresh_reuses_none(tmp_path, stored):
+    killed, survivor, tests, _ = stored
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [True, True]
+    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
+    assert cache.lookup(killed, tests, tests)["killed_by"] == "suites/test_values.py::mul"
+    assert set(cache.entries) == {killed.id, survivor.id}  # an error is never stored
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests, fresh=True) == [False, False]
+
+
+def test_a_changed_function_reruns_its_mutants_and_those_whose_runs_executed_it(tmp_path, stored):
+    killed, survivor, tests, edit = stored
+    edit("graph.py:Node.save")  # executed by neither run
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [True, True]
+    edit("walk.py:run_backward")  # executed by both
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+
+
+def test_the_mutated_function_s_own_change_reruns_its_mutants(tmp_path, stored):
+    killed, survivor, tests, edit = stored
+    edit("ops/arithmetic.py:MulBackward0.backward")
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+
+
+def test_a_changed_test_module_or_option_invalidates_what_it_ran(tmp_path, stored):
+    killed, survivor, tests, edit = stored
+    edit("suites/test_values.py")
+    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+    class Other(_Args):
+        keyword = None
+    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(Other))
+    assert cache.lookup(killed, tests, tests) is None
+
+
+def test_a_survivor_reruns_when_a_test_reaches_it_anew(tmp_path, stored):
+    """A killed mutant stays killed by the test that killed it; a survivor must face every test
+    that now covers its site."""
+    killed, survivor, tests, _ = stored
+    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
+    more = [*tests, "suites/test_graph.py::new"]
+    assert cache.lookup(killed, more, more) and not cache.lookup(survivor, more, more)
+    assert not cache.lookup(killed, tests, tests[:1])  # a test it ran is no longer collected
 
 
 # ----- the plumbing operators: loops that iterate wrongly ----------------------------------------

@@ -15,7 +15,7 @@ mutant.
 
     python -m tools.mutation list [--ids]          # the mutants, counted per operator and file
     python -m tools.mutation show ID ...           # what a mutant changes
-    python -m tools.mutation run [-j 2] [--sample N] [--budget MINUTES] [ID ...]
+    python -m tools.mutation run [-j 2] [--sample N] [--budget MINUTES] [--fresh] [ID ...]
 
 `run` first runs the unmutated engine the same way (the control: a suite that fails on it would
 count every mutant killed), tracing which lines of reference/ each test runs. A mutant runs only
@@ -24,4 +24,12 @@ mutants of its function, then the quickest (`runner.Killers`); a mutant whose si
 executes is `uncovered`, a survivor that need not run (`runner.covering_tests`). Results go to
 benchmarks/RESULTS-mutation.md and benchmarks/mutation.json (`results`). Mutants listed with a
 reason in tools/mutation/equivalent.txt are equivalent: they leave the score's denominator.
+
+Runs are incremental (`cache`): each verdict is stored in .mutation-cache/results.json with a
+fingerprint of the mutant and its function, the tests its run ran, the reference functions that
+run executed (`executed` imports the engine instrumented to record them) and the harness; a later
+run reuses the verdicts whose fingerprint has not changed, so after a one-line change to an op
+only that op's mutants and those whose runs executed it run again. The control always runs
+(only it says that the suites still pass, and which tests now reach each site). `run --fresh`
+reuses nothing.
 """

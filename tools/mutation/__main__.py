@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tools import mutation
 from tools.mutation import runner
+from tools.mutation.cache import CACHE_FILE, Cache, harness
 from tools.mutation.mutants import Mutant, generate
 from tools.mutation.results import RESULTS_JSON, RESULTS_MD, load_equivalent, summarise, write_results
 from tools.mutation.targets import targets
@@ -62,7 +63,8 @@ def cmd_show(args) -> int:
 def cmd_run(args) -> int:
     generated = generate()
     mutants = _select(generated, args.ids, args.sample, args.seed)
-    result = runner.run(mutants, args)
+    cache = Cache(Path(args.cache), harness(args), fresh=args.fresh)
+    result = runner.run(mutants, args, cache)
     if result is None:
         return 2
     control, traced, rows, wall = result
@@ -70,10 +72,12 @@ def cmd_run(args) -> int:
     meta = {"date": datetime.date.today().isoformat(), "command": " ".join([PROG, *sys.argv[1:]]),
             "generated": len(generated), "cpus": os.cpu_count(), "jobs": args.jobs,
             "wall_s": round(wall, 1), "control_s": control["seconds"], "coverage": traced,
+            "reused": sum(bool(row.get("cached")) for row in rows),
             "session": " ".join(["python -m pytest",
                                  *runner.pytest_args(args.test_timeout, args.keyword)])}
     write_results(rows, summary, meta, Path(args.markdown), Path(args.json))
-    print(json.dumps(summary), f"wall {wall:.0f}s", f"-> {args.markdown}, {args.json}")
+    print(json.dumps(summary), f"reused {meta['reused']}, wall {wall:.0f}s",
+          f"-> {args.markdown}, {args.json}")
     return 0 if summary["survived"] == summary["uncovered"] == summary["error"] == 0 else 1
 
 
@@ -102,6 +106,10 @@ def main(argv=None) -> int:
                           "no coverage, so every mutant runs every test)")
     run.add_argument("--no-coverage", action="store_true",
                      help="run the mutants the control never reached too (they must survive)")
+    run.add_argument("--fresh", action="store_true",
+                     help="run every mutant, reusing no stored verdict (they are stored anew)")
+    run.add_argument("--cache", default=str(CACHE_FILE),
+                     help="the stored verdicts that an incremental run reuses (see cache.py)")
     run.add_argument("--markdown", default=str(RESULTS_MD))
     run.add_argument("--json", default=str(RESULTS_JSON))
     args = parser.parse_args(argv)

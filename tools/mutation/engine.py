@@ -5,13 +5,19 @@ control's test IDs select a mutant's tests).
 The session imports it unmutated; each run's child, forked from the session, installs its mutant
 into the reference engine it inherited (`install`). A test that runs the engine in a fresh process
 of its own (marked `fresh_process`) imports this module anew there: it installs the mutant that
-the environment variable `MUTANT_VARIABLE` names, which the child sets for its tests.
+the environment variable `MUTANT_VARIABLE` names, which the child sets for its tests; and it
+records which functions of the reference engine ran there (`executed`), for the cache.
 """
 
 import os as _os
 
-from autograd_conformance import reference as _reference
-from tools.mutation import mutants as _mutants
+from tools.mutation import executed as _executed
+
+if _os.environ.get(_executed.RAN_FILE):
+    _executed.record()  # before the engine is imported
+
+from autograd_conformance import reference as _reference  # noqa: E402
+from tools.mutation import mutants as _mutants  # noqa: E402
 
 name = "mutant_engine"
 version = _reference.version

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from tools.mutation import executed
+from tools.mutation.cache import Cache
 from tools.mutation.mutants import MUTANT_VARIABLE, Mutant, install
 from tools.mutation.targets import PACKAGE, ROOT, tangent_line
 
@@ -33,11 +35,13 @@ CONTROL_TIMEOUT = 900  # seconds: the control runs every test, on a machine that
 TANGENT_LINE = tangent_line()  # see `covering_tests`
 
 
-def run(mutants: list[Mutant], args) -> tuple | None:
+def run(mutants: list[Mutant], args, cache: Cache) -> tuple | None:
     """Judge `mutants` with the options of `python -m tools.mutation run` (`args`), in one session
-    of the suites started from the checkout root: (the control's result, whether it traced
-    coverage, a row per mutant, the mutants' wall time in seconds), or None where the suites do
-    not collect or do not pass on the unmutated engine."""
+    of the suites started from the checkout root, reusing what `cache` still holds and storing
+    the new verdicts there: (the control's result, whether it traced coverage, a row per mutant,
+    the mutants' wall time in seconds), or None where the suites do not collect or do not pass
+    on the unmutated engine. The control always runs: only it says that the suites still pass
+    and which tests now reach each mutant."""
 
     def work(items: dict):
         """In the session, once the suites are collected: the control, then the mutants."""
@@ -50,7 +54,7 @@ def run(mutants: list[Mutant], args) -> tuple | None:
                   + control.get("tail", ""))
             return None
         started = time.perf_counter()
-        rows = run_all(mutants, args, items, coverage)
+        rows = run_all(mutants, args, items, coverage, cache)
         return control, coverage is not None, rows, time.perf_counter() - started
 
     collected = Collected(work)
@@ -60,6 +64,7 @@ def run(mutants: list[Mutant], args) -> tuple | None:
     # a test that runs the engine in a process of its own imports it from the checkout there too
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    executed.record()  # before pytest.main imports the engine
     pytest.main(pytest_args(args.test_timeout, args.keyword), plugins=[collected])
     return collected.result
 
@@ -80,22 +85,32 @@ def _control(args, items: dict) -> tuple[dict, dict | None]:
     return control, coverage if trace else None
 
 
-def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None) -> list[dict]:
-    """Judge every mutant: the ones no test of the control reached are `uncovered`, the others run
-    the tests that reached them (every suite test without coverage), in a seeded random order so
-    that a run cut short by `--budget` still samples every file; rows in generation order."""
+def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None,
+            cache: Cache) -> list[dict]:
+    """Judge every mutant: the ones no test of the control reached are `uncovered`, those whose
+    stored verdict still holds are reused (`cached`), the others run the tests that reached them
+    (every suite test without coverage), in a seeded random order so that a run cut short by
+    `--budget` still samples every file; rows in generation order."""
     tests = {mutant.id: covering_tests(mutant, coverage) if coverage is not None else list(items)
              for mutant in mutants}
-    uncovered = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
-                             "killed_by": None}
-                 for mutant in mutants if not tests[mutant.id]}
-    order = [mutant for mutant in mutants if mutant.id not in uncovered]
+    known = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
+                         "killed_by": None}
+             for mutant in mutants if not tests[mutant.id]}
+    for mutant in mutants:
+        stored = mutant.id not in known and cache.lookup(mutant, tests[mutant.id], items)
+        if stored:
+            known[mutant.id] = {**stored, "cached": True}
+    order = [mutant for mutant in mutants if mutant.id not in known]
+    print(f"{len(mutants) - len(order)} of {len(mutants)} mutants need no run "
+          f"({sum('cached' in result for result in known.values())} reused from {cache.path})",
+          flush=True)
     random.Random(args.seed).shuffle(order)
     deadline = time.monotonic() + 60 * args.budget if args.budget else None
     killers, done = Killers(), Counter()
 
     def report(mutant, result):
         killers.record(mutant, result)
+        cache.store(mutant, result, result.pop("ran", None))
         done["n"] += 1
         print(f"[{done['n']}/{len(order)}] {result['outcome']:<8} {result['seconds']:6.1f}s "
               f"{mutant.id} ({len(tests[mutant.id])} tests)", flush=True)
@@ -104,7 +119,8 @@ def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None) -> 
                         for mutant in order],
                        lambda mutant, chosen: Child(items, mutant, chosen), args.jobs,
                        args.timeout, deadline, report)
-    by_id = {**uncovered, **{mutant.id: result for mutant, result in zip(order, results)}}
+    cache.save()
+    by_id = {**known, **{mutant.id: result for mutant, result in zip(order, results)}}
     return [_row(mutant, by_id[mutant.id], len(tests[mutant.id])) for mutant in mutants]
 
 
@@ -154,7 +170,7 @@ class Child:
         self.scratch = tempfile.TemporaryDirectory(prefix="mutant-")
         directory = Path(self.scratch.name)
         self.log, self.outcomes = directory / "log", directory / "outcomes.json"
-        self.coverage = directory / "coverage.json"
+        self.coverage, self.ran = directory / "coverage.json", directory / "ran.json"
         sys.stdout.flush()
         sys.stderr.flush()
         self.started = time.perf_counter()
@@ -177,6 +193,7 @@ class Child:
         descriptor = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(descriptor, 1)
         os.dup2(descriptor, 2)
+        os.environ[executed.RAN_FILE] = str(self.ran.with_suffix(".fresh"))  # fresh_process
         if self.mutant is not None:
             install(self.mutant)
             # for a test that starts the engine in a new process (tools/mutation/engine.py)
@@ -184,12 +201,16 @@ class Child:
         outcomes = _Outcomes()
         if items:
             items[0].config.pluginmanager.register(outcomes)
+        ran = []
         for index, item in enumerate(items):
             following = items[index + 1] if index + 1 < len(items) else None
+            ran.append(item.nodeid)
             with outcomes.traced(item) if trace else contextlib.nullcontext():
                 item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
             if outcomes.failed:
                 break
+        functions = executed.RAN | executed.read_ran_file(self.ran.with_suffix(".fresh"))
+        self.ran.write_text(json.dumps({"tests": ran, "functions": sorted(functions)}))
         self.outcomes.write_text(json.dumps(outcomes.failed))
         if trace:
             self.coverage.write_text(json.dumps(outcomes.tests))
@@ -211,6 +232,7 @@ class Child:
         output = self.log.read_text(errors="replace") if self.log.exists() else ""
         failed = json.loads(self.outcomes.read_text()) if self.outcomes.exists() else None
         coverage = json.loads(self.coverage.read_text()) if self.coverage.exists() else None
+        ran = json.loads(self.ran.read_text()) if self.ran.exists() else None
         self.scratch.cleanup()
         if returncode is None or failed and failed[0]["timeout"]:
             outcome = "timeout"
@@ -224,6 +246,8 @@ class Child:
             result["tail"] = "\n".join(output.splitlines()[-12:])
         if coverage is not None:
             result["coverage"] = coverage
+        if ran is not None and outcome != "error":
+            result["ran"] = ran  # for the cache: what decided the outcome
         return result
 
 
