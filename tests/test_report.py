@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.graphs import describe_graph, expected_graph, node_label
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.strategies import programs
 from autograd_conformance.reports.dashboard import load_results
@@ -25,12 +26,9 @@ from autograd_conformance.reports.results import (
     behaviour_matrix,
     behaviour_states,
     cell_state,
-    describe_graph,
     engine_summaries,
     error_groups,
-    expected_graph,
     module_durations,
-    node_label,
     results_json,
 )
 from tests.support.run import run_pytest
