@@ -4,11 +4,11 @@ self-contained HTML page, engines (with versions) against the catalog's chapters
     python -m autograd_conformance.reports.dashboard RESULTS.json ... [-o reports/dashboard.html]
 
 Each cell is pass, FAIL, known gap, skipped or not run, with the reasons (the skip reason, the
-first line of the error, the baseline's comment) and a link to the behaviour's row in the report
-of that engine's run (the .html beside the .json, when it exists). A chapter row adds up its
-behaviours per engine. The page has no script and loads nothing; its Content-Security-Policy says
-so. It is rendered by a Jinja2 template with autoescaping: every string from a run (an engine's
-name, version or error) is text.
+first line of the error, the baseline entry's comment, whole: a field of the results) and a link
+to the behaviour's row in the report of that engine's run (the .html beside the .json, when it
+exists). A chapter row adds up its behaviours per engine. The page has no script and loads
+nothing; its Content-Security-Policy says so. It is rendered by a Jinja2 template with
+autoescaping: every string from a run (an engine's name, version or error) is text.
 
 `EngineResult` and `load_results` are the data the README's table is printed from too
 (tools/conformance_table.py), so the two cannot disagree.

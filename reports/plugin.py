@@ -11,6 +11,7 @@ partial from the runner too (runner/completeness.py): this room reads both and a
 from __future__ import annotations
 
 import datetime
+import importlib.metadata
 import platform
 import sys
 import time
@@ -103,9 +104,8 @@ class ConformanceReport:
     def run_info(self, exitstatus) -> dict:
         config = self.config
         try:
-            import torch
-            torch_version = torch.__version__
-        except ImportError:
+            torch_version = importlib.metadata.version("torch")   # read, not imported
+        except importlib.metadata.PackageNotFoundError:
             torch_version = None
         profile = config.getoption("hypothesis_profile", None) or \
             hypothesis.settings.get_current_profile_name()
