@@ -5,9 +5,9 @@ builds it, and reads it back.
 The runner's plugins attach their pieces in the worker (attach.py the test's engine, behaviours
 and level, the baseline's verdict, a failure's reproducers and graphs; the watchdog, stability and
 op verdicts theirs, by the names below); a crashed worker's test gets its engine and its
-journaled reproducer on the controller (`attach_crash`). The baseline's verdict on a listed test travels as
-fields (`Excuse`), never as prose to parse again. The controller's readers (the baseline writer,
-reports/) read a report with `read`, and nothing else. Names that pytest also writes into the
+journaled reproducer on the controller (`attach_crash`). The baseline's verdict on a listed test
+travels as fields (`Excuse`), never as prose to parse again. The controller's readers (the
+baseline writer, reports/) read a report with `read`, and nothing else. Names that pytest also writes into the
 JUnit XML (the item's `user_properties`) keep the names the XML has always had.
 """
 
@@ -73,7 +73,7 @@ def outside_checks(script: str, error: str) -> dict:
     return record(Reproducer(script, None, False, error, script.count("\n")))
 
 
-# -- in the process that runs the test -----------------------------------------------------------
+# -- on the test item: the baseline's verdict, noted at collection --------------------------------
 _EXCUSED = pytest.StashKey[Excuse]()
 
 
