@@ -43,7 +43,6 @@ def pytest_configure(config):
         config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
 
 
-# -- on the controller ---------------------------------------------------------------------------
 class ConformanceReport:
     """Collects every report of the run; writes the HTML and JSON reports at the end."""
 
