@@ -62,6 +62,19 @@ def test_a_written_baseline_makes_the_next_run_pass_until_a_gap_is_fixed(tmp_pat
     assert "XPASS(strict)" in fixed.stdout
 
 
+def test_writing_a_baseline_needs_nothing_from_the_report_room(tmp_path):
+    """The baseline writer reads what the runner attached (runner/evidence.py): with the report
+    plugin blocked, the baseline it writes names each gap's behaviour and error all the same."""
+    baseline = tmp_path / "baseline.txt"
+    run = run_pytest(*SELECTION, f"--write-baseline={baseline}", "-p",
+                     "no:autograd_conformance.reports.plugin")
+    assert run.returncode == 1, run.stdout
+    assert "autograd conformance" not in run.stdout   # the report room's summary is not there
+    text = baseline.read_text()
+    assert f"{LEAF_3_TEST}[script-errors]  # LEAF-3: AssertionError: v" in text
+    assert "# LEAF-8 not judged, the engine raised outside any check: RuntimeError: " in text
+
+
 def assert_known_gaps_read_whole(baseline, results, page):
     """A gated run's known gaps carry the baseline's verdict as fields, across the xdist worker
     (the entry, its line and whole comment, the reproducers replayed), and the dashboard shows
