@@ -5,7 +5,8 @@ known wherever pytest runs, and file options work as `--baseline PATH` as well a
 `--baseline=PATH`. This module is all that a pytest run of an environment where the package is
 installed pays for: the options and markers (runner/options.py). In a conformance run (an argument
 names the suites) it starts the runner (autograd_conformance/runner: engines, baseline, time
-limits, watchdog, report) and registers the hypothesis profiles, which `--hypothesis-profile` also
+limits, watchdog, each test's evidence) and the report room (reports/plugin.py, which reads what
+the runner attached), and registers the hypothesis profiles, which `--hypothesis-profile` also
 registers in any other run.
 
 Profiles: `ci` is derandomized and small enough for a CI gate that still finds every bug in the
@@ -43,6 +44,8 @@ def pytest_cmdline_main(config):
         except runner.UnsupportedHypothesis as error:
             raise pytest.UsageError(str(error)) from None
         runner.start(config)
+        from .reports import plugin as report_plugin
+        config.pluginmanager.register(report_plugin, report_plugin.__name__)
     if runs_suites(config) or config.getoption("hypothesis_profile", None):
         register_profiles()
     return (yield)

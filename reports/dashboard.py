@@ -4,11 +4,11 @@ self-contained HTML page, engines (with versions) against the catalog's chapters
     python -m autograd_conformance.reports.dashboard RESULTS.json ... [-o reports/dashboard.html]
 
 Each cell is pass, FAIL, known gap, skipped or not run, with the reasons (the skip reason, the
-first line of the error, the baseline's comment) and a link to the behaviour's row in the report
-of that engine's run (the .html beside the .json, when it exists). A chapter row adds up its
-behaviours per engine. The page has no script and loads nothing; its Content-Security-Policy says
-so. It is rendered by a Jinja2 template with autoescaping: every string from a run (an engine's
-name, version or error) is text.
+first line of the error, the baseline entry's comment, whole: a field of the results) and a link
+to the behaviour's row in the report of that engine's run (the .html beside the .json, when it
+exists). A chapter row adds up its behaviours per engine. The page has no script and loads
+nothing; its Content-Security-Policy says so. It is rendered by a Jinja2 template with
+autoescaping: every string from a run (an engine's name, version or error) is text.
 
 `EngineResult` and `load_results` are the data the README's table is printed from too
 (tools/conformance_table.py), so the two cannot disagree.
@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..harness.catalog import LEVELS, load_catalog
-from .html import STATE_LABELS
-from .render import environment
-from .results import set_aside_use
+from autograd_conformance.harness.catalog import LEVELS, load_catalog
+from autograd_conformance.reports.html import STATE_LABELS
+from autograd_conformance.reports.render import environment
+from autograd_conformance.reports.results import set_aside_use
 
 
 @dataclass(frozen=True)
@@ -40,16 +39,13 @@ class Reason:
         return f"{self.test}: {self.outcome}" + (f" - {self.why}" if self.why else "")
 
 
-_BASELINE_REASON = re.compile(r"^baseline \S+:\d+: \S+ \((?P<why>.*)\)$", re.DOTALL)
-
-
 def _why(test: dict) -> str:
-    """The reason in a few words: a baseline entry's comment, a skip reason, or the error's first
-    line (after the set-aside ops a failed test applied)."""
+    """The reason in a few words: a known gap's baseline comment, whole, a skip reason, or the
+    error's first line (after the set-aside ops a failed test applied)."""
     reason = test["reason"]
-    match = _BASELINE_REASON.match(reason)
-    if match:
-        return "known gap: " + match["why"]
+    listed = test.get("baseline")
+    if listed is not None:
+        return "known gap" + (f": {listed['why']}" if listed["why"] else "")
     error = (test.get("error") or "").split("\n")[0]
     if test["outcome"] == "failed" and test.get("uses_set_aside"):
         error = f"{set_aside_use(test['uses_set_aside'])}: {error}"

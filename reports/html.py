@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..harness.catalog import LEVELS, load_catalog, load_deviations, load_seeds
-from ..runner.watchdog import NOT_RUN
-from .render import TEMPLATES, environment
+from autograd_conformance.harness.catalog import LEVELS, load_catalog, load_deviations, load_seeds
+from autograd_conformance.reports.render import TEMPLATES, environment
 
 STATE_LABELS = {"passed": "pass", "failed": "FAIL", "error": "ENGINE ERROR (not judged)",
                 "unjudged": "not judged (its test failed on another behaviour's check)",
@@ -54,7 +53,7 @@ def render_report(run, results, matrix, summaries, durations, errors) -> str:
         csp=(f"default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
              f"script-src 'sha256-{script_hash}'"),
         css=Markup(CSS), script=Markup(SCRIPT), state_labels=STATE_LABELS,
-        outcome_labels=OUTCOME_LABELS, not_run=NOT_RUN, card_kind=_card_kind, anchor=_anchor,
+        outcome_labels=OUTCOME_LABELS, card_kind=_card_kind, anchor=_anchor,
         record_level=_record_level, expected_got=_expected_got, graph_figures=_graph_figures,
         graph_svg=graph_svg)
 

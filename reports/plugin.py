@@ -1,45 +1,39 @@
-"""The conformance report plugin: per-test metadata for JUnit XML and the controller, the summary
-line per engine, and the HTML and JSON reports written at the end of every conformance run.
+"""The conformance report plugin, on the controller (or the only process): the summary line per
+engine, and the HTML and JSON reports written at the end of every conformance run.
 
 Options: `--report PATH` (default reports/conformance.html; relative paths are relative to the
 directory pytest runs in, like every file option), `--no-report`, `--json-report PATH` (default:
-next to the HTML report, .json). Under xdist, workers attach what the controller needs to
-their reports (`user_properties`: engine, behaviours, level, and for failures the reproducers (one per
-distinct failure, from the notes that autograd_conformance/harness/script.py puts on the exception) and the
-counterexample's graph on the engine and on torch); only the controller writes files.
+next to the HTML report, .json). What each test showed comes with its report, attached by the
+runner in the process that ran it (autograd_conformance/runner/evidence.py), and why the run is
+partial from the runner too (runner/completeness.py): this room reads both and attaches nothing.
 """
 
 from __future__ import annotations
 
 import datetime
+import importlib.metadata
 import platform
 import sys
 import time
 from pathlib import Path
 
 import hypothesis
-import pytest
 
-from ..harness.catalog import LEVELS
-from ..harness.script import error_line, reproducers
-from ..runner.op_verdicts import made_verdicts
-from ..runner.outcomes import outcome
-from ..runner.plugin import LAST_SCRIPT, behaviour_ids, item_engine, item_level, selected_engines
-from ..runner.robustness import TimeLimitExceeded, time_limit
-from ..runner.watchdog import Terminated, journaled_tests, unresponsive_engines
-from .html import render_report
-from .results import (
+from autograd_conformance.harness.catalog import LEVELS
+from autograd_conformance.reports.html import render_report
+from autograd_conformance.reports.results import (
     Results,
     behaviour_matrix,
-    describe_graph,
     engine_summaries,
     error_groups,
-    expected_graph,
     module_durations,
     results_json,
 )
+from autograd_conformance.runner import completeness
+from autograd_conformance.runner.op_verdicts import made_verdicts
+from autograd_conformance.runner.plugin import described_engines
+from autograd_conformance.runner.watchdog import unresponsive_engines
 
-GRAPH_TIME_LIMIT = 10.0  # seconds to read a counterexample's graph from an engine's tensors
 TERMINAL_GROUPS = 20     # root errors listed in the terminal summary
 ERROR_WIDTH = 100        # characters of each
 
@@ -49,49 +43,6 @@ def pytest_configure(config):
         config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
 
 
-# -- in the process that runs the test (an xdist worker, or the only process) --------------------
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call):
-    engine = item_engine(item)
-    if engine is not None and call.when == "setup":
-        item.user_properties += [("engine", engine.name),
-                                 ("behaviours", " ".join(behaviour_ids(item))),
-                                 ("level", item_level(item) or "")]
-    report = yield
-    if call.when != "call":
-        return report
-    script = item.stash.get(LAST_SCRIPT, None)
-    item.stash[LAST_SCRIPT] = None
-    if engine is None or outcome(report) not in ("failed", "xfailed"):
-        return report
-    failure = call.excinfo.value if call.excinfo else None
-    found = [reproducer.as_dict() for reproducer in reproducers(failure)]
-    if not found and script is not None:   # the failure is outside the script's steps
-        text = script.text()
-        found = [{"behaviour": None, "script": text, "check": False,
-                  "error": error_line(failure), "line": text.count("\n")}]
-    for reproducer in found:
-        report.user_properties.append(("reproducer", reproducer))
-        item.user_properties.append(("reproducer", reproducer["script"]))  # for JUnit XML
-    if script is not None and script.program is not None:
-        report.user_properties.append(("graphs", counterexample_graphs(script, engine)))
-    return report
-
-
-def counterexample_graphs(script, engine) -> dict:
-    """The counterexample's graph as the engine built it in the failing example, and as torch
-    builds it (by the catalog's rules: no second engine is loaded or run)."""
-    tensors = {name: script.names[name] for name in script.program.variables()
-               if name in script.names}
-    try:
-        with time_limit(GRAPH_TIME_LIMIT):
-            built = describe_graph(script.program, engine, tensors)
-    except TimeLimitExceeded:
-        built = {"variables": [], "error": f"reading the graph took over {GRAPH_TIME_LIMIT:g} s"}
-    return {"engine": built, "torch": expected_graph(script.program)}
-
-
-# -- on the controller ---------------------------------------------------------------------------
 class ConformanceReport:
     """Collects every report of the run; writes the HTML and JSON reports at the end."""
 
@@ -108,29 +59,13 @@ class ConformanceReport:
     def pytest_runtest_logreport(self, report):
         self.results.add_report(report)
 
-    def pytest_keyboard_interrupt(self, excinfo):
-        cause = "SIGTERM" if excinfo.errisinstance(Terminated) else "Ctrl-C / SIGINT"
-        self.partial.append(f"interrupted ({cause}): the tests after it did not run")
-
     def pytest_sessionfinish(self, session, exitstatus):
-        config = self.config
-        engines = [engine.name for engine in selected_engines(config)]
-        if session.shouldstop and not self.partial:
-            self.partial.append(f"stopped early: {session.shouldstop}")
-        if session.shouldfail:
-            self.partial.append(f"stopped early: {session.shouldfail}")
-        self.partial += [f"{crash}; it is reported as failed, the run went on in a new worker"
-                         for crash in self.results.crashes]
-        unfinished = self.results.drop_unfinished()
-        if any(reason.startswith("interrupted (") for reason in self.partial):
-            # a test interrupted before its first report (in its setup) left only its journal
-            unfinished += [nodeid for nodeid in journaled_tests(config) if nodeid
-                           and nodeid not in self.results.records and nodeid not in unfinished]
-        self.partial += [f"interrupted while running {nodeid}" for nodeid in unfinished]
-        missing = session.testscollected - len(self.results.records)
-        if missing > 0:
-            self.partial.append(f"{missing} of {session.testscollected} selected tests have "
-                                f"no result")
+        engines = [engine["name"] for engine in described_engines(self.config)]
+        shortfalls = completeness.shortfalls(session)
+        self.results.drop([shortfall.nodeid for shortfall in shortfalls if shortfall.nodeid])
+        # an engine given up on is shown as unresponsive rather than as a partial run
+        self.partial = [shortfall.text for shortfall in shortfalls
+                        if shortfall.kind != completeness.NOT_RUN]
         matrix = behaviour_matrix(self.results, engines)
         run = self.run_info(session.exitstatus)
         summaries = engine_summaries(self.results, engines, matrix, run["unresponsive"])
@@ -168,9 +103,8 @@ class ConformanceReport:
     def run_info(self, exitstatus) -> dict:
         config = self.config
         try:
-            import torch
-            torch_version = torch.__version__
-        except ImportError:
+            torch_version = importlib.metadata.version("torch")   # read, not imported
+        except importlib.metadata.PackageNotFoundError:
             torch_version = None
         profile = config.getoption("hypothesis_profile", None) or \
             hypothesis.settings.get_current_profile_name()
@@ -183,12 +117,10 @@ class ConformanceReport:
         return {
             "date": self.started.isoformat(timespec="seconds"),
             "duration_s": round(time.monotonic() - self.clock, 2),
-            "engines": [{"name": e.name, "version": e.version, "spec": e.spec,
-                         "capabilities": sorted(e.capabilities),
-                         "missing_ops": sorted(e.missing_ops),
-                         "set_aside_ops": verdicts.get(e.name, {}).get("set_aside", {}),
-                         "ops_not_judged": verdicts.get(e.name, {}).get("not_judged", "")}
-                        for e in selected_engines(config)],
+            "engines": [{**engine,
+                         "set_aside_ops": verdicts.get(engine["name"], {}).get("set_aside", {}),
+                         "ops_not_judged": verdicts.get(engine["name"], {}).get("not_judged", "")}
+                        for engine in described_engines(config)],
             "torch": torch_version,
             "hypothesis": f"{hypothesis.__version__}, profile {profile}, seed {seed}",
             "level": config.getoption("level"),

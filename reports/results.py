@@ -1,9 +1,9 @@
 """The results of a conformance run as data: one record per test, the state of every behaviour on
 every engine, per-engine summaries, and the JSON results file.
 
-Everything here is built from pytest reports (what xdist sends to the controller) and from the
-catalog; nothing here talks to an engine, except `describe_graph`, which the worker that ran a
-failing test calls to read the counterexample's graph from the example's own tensors.
+Everything here is built from pytest reports (what xdist sends to the controller), read with the
+runner's one reader of what a test showed (autograd_conformance/runner/evidence.py), and from the
+catalog; nothing here talks to an engine (a failure's graphs come drawn with its report).
 
 Why not pytest-reportlog for the JSON: it logs every report of every phase as it comes, which a
 reader would have to fold into tests, behaviours and engines again; the results file is that fold
@@ -17,10 +17,9 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from ..harness.catalog import LEVELS, load_catalog
-from ..harness.ops import OPS
-from ..runner.outcomes import crashed, error_text, outcome, reason, root_error
-from ..runner.watchdog import NOT_RUN
+from autograd_conformance.harness.catalog import LEVELS, load_catalog
+from autograd_conformance.runner import evidence
+from autograd_conformance.runner.outcomes import crashed, error_text, outcome, reason, root_error
 
 # A test's outcome, and the state of a behaviour on an engine, worst first. "error": the engine
 # raised outside any check of the behaviour, so it was not judged; "unjudged": a test of the
@@ -44,16 +43,16 @@ class TestRecord:
     duration: float = 0.0       # setup + call + teardown, seconds
     error: str = ""             # failed / xfailed: the exception line(s) as pytest shows them
     traceback: str = ""         # failed / xfailed: pytest's full failure text
-    # failed / xfailed: one per distinct failure, {"behaviour": the ID its check named or None,
-    # "script": the torch script, "check": whether a check failed (else the engine raised outside
-    # any check), "error": "Type: first line", "line": the script's line where it failed}
+    # failed / xfailed: one per distinct failure, a reproducer record (runner/evidence.py)
     reproducers: list = field(default_factory=list)
-    graphs: dict | None = None  # {"engine": graph, "torch": graph}; see describe_graph
+    graphs: dict | None = None  # {"engine": graph, "torch": graph}; see harness/graphs.py
+    # a known gap (xfailed, xpassed, or skipped by --baseline-mode skip): the baseline entry that
+    # lists it, {"file", "line", "entry", "why", "replayed"} (runner/evidence.py's Excuse)
+    baseline: dict | None = None
     judged_without: list[str] = field(default_factory=list)  # set-aside ops its programs lacked
     uses_set_aside: list[str] = field(default_factory=list)  # set-aside ops it applied itself
     crashed: bool = False       # the test took its xdist worker down
     hung: bool = False          # an example ran past --test-timeout: the engine hung on its program
-    finished: bool = False      # its last report (teardown, or a crash) has arrived
 
     @property
     def module(self) -> str:
@@ -70,7 +69,6 @@ class Results:
 
     def __init__(self):
         self.records: dict[str, TestRecord] = {}
-        self.crashes: list[str] = []
 
     @classmethod
     def of(cls, records: list[TestRecord]) -> Results:
@@ -81,31 +79,23 @@ class Results:
 
     def add_report(self, report) -> None:
         record = self.records.setdefault(report.nodeid, TestRecord(report.nodeid))
-        props = dict(report.user_properties)
-        record.engine = props.get("engine", record.engine)
-        if "behaviours" in props:
-            record.behaviours = str(props["behaviours"]).split()
-        record.level = props.get("level", record.level)
-        if "judged_without" in props:
-            record.judged_without = str(props["judged_without"]).split()
-        if "uses_set_aside" in props:
-            record.uses_set_aside = str(props["uses_set_aside"]).split()
-        for name, value in report.user_properties:
-            # A dict names its behaviour; the text alone comes from a crash report's journal, and
-            # as the JUnit XML's copy of a dict's script (the same list may hold both).
-            if name == "reproducer":
-                found = value if isinstance(value, dict) else {
-                    "behaviour": None, "script": value, "check": False,
-                    "error": "the engine took the process down", "line": value.count("\n")}
-                if all(found["script"] != known["script"] for known in record.reproducers):
-                    record.reproducers.append(found)
-        record.graphs = props.get("graphs", record.graphs)
-        record.hung = record.hung or bool(props.get("hung"))
+        shown = evidence.read(report)
+        record.engine = shown.engine or record.engine
+        record.behaviours = shown.behaviours if shown.behaviours is not None else record.behaviours
+        record.level = shown.level if shown.level is not None else record.level
+        if shown.judged_without is not None:
+            record.judged_without = shown.judged_without
+        if shown.uses_set_aside is not None:
+            record.uses_set_aside = shown.uses_set_aside
+        for found in shown.reproducers:
+            if all(found["script"] != known["script"] for known in record.reproducers):
+                record.reproducers.append(found)
+        record.graphs = shown.graphs or record.graphs
+        record.hung = record.hung or shown.hung
+        if shown.excuse is not None:
+            record.baseline = asdict(shown.excuse)
         record.duration += report.duration or 0.0
-        record.finished = report.when == "teardown" or crashed(report)
-        if crashed(report):
-            record.crashed = True
-            self.crashes.append(str(report.longrepr))
+        record.crashed = record.crashed or crashed(report)
         kind = outcome(report)
         if kind == "xpassed":
             record.outcome, record.reason = kind, reason(report)
@@ -116,16 +106,13 @@ class Results:
             record.outcome, record.reason = kind, reason(report)
             if kind == "xfailed":
                 record.error, record.traceback = error_text(report)
-            elif record.reason.startswith(NOT_RUN):
+            elif shown.not_run is not None:
                 record.outcome = "cancelled"
 
-
-    def drop_unfinished(self) -> list[str]:
-        """Forget the tests whose run was cut short (an interrupted run); their ids."""
-        unfinished = [nodeid for nodeid, record in self.records.items() if not record.finished]
-        for nodeid in unfinished:
-            del self.records[nodeid]
-        return unfinished
+    def drop(self, nodeids: list[str]) -> None:
+        """Forget the tests whose run was cut short (an interrupted run)."""
+        for nodeid in nodeids:
+            self.records.pop(nodeid, None)
 
 
 # -- behaviours ---------------------------------------------------------------------------------
@@ -140,7 +127,7 @@ def behaviour_states(record: TestRecord) -> dict[str, str]:
     outcome = record.outcome
     if outcome == "xpassed":
         outcome = "passed"          # a strict expected failure that passed: the engine conforms
-    elif outcome == "skipped" and record.reason.startswith("baseline "):
+    elif outcome == "skipped" and record.baseline is not None:
         outcome = "xfailed"         # a known gap, not run (--baseline-mode skip)
     if outcome == "failed" and record.uses_set_aside:
         return dict.fromkeys(record.behaviours, "op_set_aside")
@@ -329,93 +316,12 @@ def module_durations(results: Results) -> dict[str, float]:
     return dict(durations)
 
 
-# -- the counterexample's graph -----------------------------------------------------------------
-def _variables(program) -> list[dict]:
-    return ([{"name": leaf.name, "op": None, "args": []} for leaf in program.leaves]
-            + [{"name": node.name, "op": node.op, "args": list(node.args)}
-               for node in program.nodes])
-
-
-def describe_graph(program, engine, tensors: dict) -> dict:
-    """Read, for every variable of `program`, what the engine says about its tensor in `tensors`
-    (the failing example's own, from its script: nothing is run again):
-    {"variables": [{name, op, args, is_leaf, requires_grad, grad_fn, edges}], "error": str | None,
-    "grad_fn_names": bool}. `grad_fn` is the node's label (`grad_fn.name()` where the node has
-    one, else its class name); `edges` says, per operand, whether next_functions has a node for
-    it, and is read only from engines that declare `graph`; `grad_fn_names` says whether the
-    engine declares torch's node names, so that the picture compares names only then. Values are
-    strings or booleans as the engine gave them; nothing is interpreted."""
-    variables = _variables(program)
-    missing = [variable["name"] for variable in variables if variable["name"] not in tensors]
-    for variable in variables:
-        tensor = tensors.get(variable["name"])
-        if tensor is None:
-            continue
-        variable["is_leaf"] = _read(lambda: bool(tensor.is_leaf))
-        variable["requires_grad"] = _read(lambda: bool(tensor.requires_grad))
-        variable["grad_fn"] = _read(lambda: node_label(tensor.grad_fn))
-        variable["edges"] = (_read(lambda: [child is not None for child, _ in
-                                            tensor.grad_fn.next_functions])
-                             if engine.has("graph") and variable["grad_fn"] is not None else None)
-    error = f"not built: {', '.join(missing)} (the script failed before)" if missing else None
-    return {"variables": variables, "error": error, "grad_fn_names": engine.has("grad_fn_names")}
-
-
-def expected_graph(program) -> dict:
-    """The graph torch builds for `program`, by the catalog's rules rather than by running torch:
-    a result requires grad iff an input does (REQ-8) and is then a non-leaf (LEAF-3) whose node is
-    the op's torch node (autograd_conformance/harness/ops.py), with an edge per operand that requires grad (GFN-3).
-    Torch's reshape of an input that may not be contiguous records a copy node of its own
-    choosing, so there only the node's presence is known (`uncertain`)."""
-    variables = _variables(program)
-    contiguous = _surely_contiguous(program)
-    for variable in variables:
-        requires_grad = program.requires_grad(variable["name"])
-        node = variable["op"] is not None and requires_grad
-        variable["requires_grad"] = requires_grad
-        variable["is_leaf"] = not node
-        variable["grad_fn"] = (OPS[variable["op"]].grad_fn_name(program.node(variable["name"]).param)
-                               if node else None)
-        variable["edges"] = ([program.requires_grad(arg) for arg in variable["args"]]
-                             if node else None)
-        if node and variable["op"] == "reshape" and not contiguous[variable["args"][0]]:
-            variable["uncertain"] = True
-    return {"variables": variables, "error": None, "grad_fn_names": True}
-
-
-def _surely_contiguous(program) -> dict[str, bool]:
-    """Which variables torch surely lays out contiguously: leaves, and results of ops on surely
-    contiguous inputs other than transpose (elementwise results keep their inputs' layout)."""
-    contiguous = {leaf.name: True for leaf in program.leaves}
-    for node in program.nodes:
-        contiguous[node.name] = (node.op != "transpose"
-                                 and all(contiguous[arg] for arg in node.args))
-    return contiguous
-
-
-def node_label(grad_fn) -> str | None:
-    """A graph node's label: its `name()` where it has one (torch's Node.name()), else its class
-    name; None for no node."""
-    if grad_fn is None:
-        return None
-    name = getattr(grad_fn, "name", None)
-    return str(name()) if callable(name) else type(grad_fn).__name__
-
-
-def _read(getter):
-    try:
-        return getter()
-    except Exception as error:  # noqa: BLE001
-        return f"error: {type(error).__name__}: {error}"
-
-
 # -- the JSON results file ----------------------------------------------------------------------
 def results_json(run: dict, results: Results, summaries: dict[str, EngineSummary],
                  matrix: dict[str, dict[str, Cell]]) -> str:
     tests = []
     for record in results.records.values():
-        entry = {key: value for key, value in asdict(record).items()
-                 if key not in ("graphs", "finished")}
+        entry = {key: value for key, value in asdict(record).items() if key != "graphs"}
         if not (record.failing or record.outcome == "xfailed"):
             for key in ("error", "traceback", "reproducers"):
                 entry.pop(key)

@@ -1,10 +1,12 @@
 """The baseline of known gaps: exact matching rules, strict expected failures, skip mode, and
 --write-baseline, so that an engine adopts the suite in one step and the baseline only shrinks."""
 
+import html
 import json
 
 import pytest
 
+from autograd_conformance.reports.dashboard import main as build_dashboard
 from autograd_conformance.runner.baseline import matches, parse_baseline
 from tests.support.run import run_pytest
 
@@ -46,16 +48,48 @@ def test_a_written_baseline_makes_the_next_run_pass_until_a_gap_is_fixed(tmp_pat
             "retain_grad is <b>not</b> supported") in text
     assert "distinct failures" not in text
 
-    adopted = run_pytest(*SELECTION, f"--baseline={baseline}", "-rxX")
+    results = tmp_path / "gate.json"
+    adopted = run_pytest(*SELECTION, f"--baseline={baseline}", "-rxX", f"--json-report={results}")
     assert adopted.returncode == 0, adopted.stdout
     assert "xfailed" in adopted.stdout.splitlines()[-1] and "failed" not in \
         adopted.stdout.splitlines()[-1].replace("xfailed", "")
+    assert_known_gaps_read_whole(baseline, results, tmp_path / "dashboard.html")
 
     fixed = run_pytest(*SELECTION, f"--baseline={baseline}",
                        env={"SCRIPT_ERRORS_FIXED": "is_leaf"})
     assert fixed.returncode == 1, fixed.stdout
     assert f"FAILED {LEAF_3_TEST}[script-errors]" in fixed.stdout
     assert "XPASS(strict)" in fixed.stdout
+
+
+def test_writing_a_baseline_needs_nothing_from_the_report_room(tmp_path):
+    """The baseline writer reads what the runner attached (runner/evidence.py): with the report
+    plugin blocked, the baseline it writes names each gap's behaviour and error all the same."""
+    baseline = tmp_path / "baseline.txt"
+    run = run_pytest(*SELECTION, f"--write-baseline={baseline}", "-p",
+                     "no:autograd_conformance.reports.plugin")
+    assert run.returncode == 1, run.stdout
+    assert "autograd conformance" not in run.stdout   # the report room's summary is not there
+    text = baseline.read_text()
+    assert f"{LEAF_3_TEST}[script-errors]  # LEAF-3: AssertionError: v" in text
+    assert "# LEAF-8 not judged, the engine raised outside any check: RuntimeError: " in text
+
+
+def assert_known_gaps_read_whole(baseline, results, page):
+    """A gated run's known gaps carry the baseline's verdict as fields, across the xdist worker
+    (the entry, its line and whole comment, the reproducers replayed), and the dashboard shows
+    each comment whole."""
+    entries = {entry.text: entry for entry in parse_baseline(baseline.read_text())}
+    gaps = [test for test in json.loads(results.read_text())["tests"] if test["outcome"] == "xfailed"]
+    assert gaps
+    for test in gaps:
+        entry = entries[test["nodeid"]]
+        assert test["baseline"] == {"file": str(baseline), "line": entry.line, "entry": entry.text,
+                                    "why": entry.why, "replayed": 1}
+    assert build_dashboard([str(results), "-o", str(page)]) == 0
+    shown = html.unescape(page.read_text())
+    for test in gaps:
+        assert f"known gap: {entries[test['nodeid']].why}" in shown
 
 
 def test_a_known_gap_is_judged_on_what_showed_it_whatever_the_examples_drawn(tmp_path):

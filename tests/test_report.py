@@ -4,6 +4,7 @@ properties, and a self-contained HTML file that escapes everything an engine say
 import base64
 import dataclasses
 import hashlib
+import html
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -14,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograd_conformance.harness.engines import load_engine
+from autograd_conformance.harness.graphs import describe_graph, expected_graph, node_label
 from autograd_conformance.harness.program import Leaf, Node, Program
 from autograd_conformance.harness.strategies import programs
 from autograd_conformance.reports.dashboard import load_results
@@ -25,12 +27,9 @@ from autograd_conformance.reports.results import (
     behaviour_matrix,
     behaviour_states,
     cell_state,
-    describe_graph,
     engine_summaries,
     error_groups,
-    expected_graph,
     module_durations,
-    node_label,
     results_json,
 )
 from tests.support.run import run_pytest
@@ -412,6 +411,26 @@ def test_the_dashboard_escapes_what_engines_say_and_adds_up_chapters(tmp_path):
     table = rows(list(engines.values()))
     assert table[0] == "| engine | version | core | extended | strict | skipped |"
     assert any(line.startswith("| evil | 1.0<script>") and "| 0 / 1 |" in line for line in table)
+
+
+def test_the_dashboard_shows_a_known_gaps_whole_comment(tmp_path):
+    """A known gap's cell gives the baseline entry's comment whole, whatever brackets and
+    semicolons it holds: it comes as a field of the results, not cut out of the reason's words."""
+    why = ("LEAF-3: AssertionError: v1 (exp(x0)) is a leaf; retain_grad raises (twice); "
+           "judged on its 2 recorded reproducer(s")
+    gap = TestRecord("suites/test_leaves.py::test_a[evil]", engine="evil", behaviours=["LEAF-3"],
+                     outcome="xfailed", reason=f"baseline b.txt:3: LEAF-3 ({why}); judged on its "
+                                               f"1 recorded reproducer(s)",
+                     baseline={"file": "b.txt", "line": 3, "entry": "LEAF-3", "why": why,
+                               "replayed": 1})
+    run, results, matrix, summaries = fake_results([gap])
+    path = tmp_path / "run.json"
+    path.write_text(results_json(run, results, summaries, matrix))
+    [reason] = load_results([path])[0].reasons["LEAF-3"]
+    assert reason.why == f"known gap: {why}"
+    page = tmp_path / "dashboard.html"
+    assert build_dashboard([str(path), "-o", str(page)]) == 0
+    assert f"known gap: {why}" in html.unescape(page.read_text())
 
 
 def test_the_seed_posts_a_behaviour_cites_are_listed_in_the_report():

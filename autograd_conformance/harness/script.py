@@ -316,14 +316,6 @@ class Reproducer:
         """The note that shows it on its failure, in pytest's output."""
         return f"{self.heading}:\n{self.script}"
 
-    def as_dict(self) -> dict:
-        return {"behaviour": self.behaviour, "script": self.script, "check": self.check,
-                "error": self.error, "line": self.line}
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Reproducer:
-        return cls(data["script"], data["behaviour"], data["check"], data["error"], data["line"])
-
     @property
     def starts_threads(self) -> bool:
         """Whether the script starts threads: then how they are scheduled may decide whether it

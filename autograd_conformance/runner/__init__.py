@@ -1,23 +1,26 @@
 """The pytest side of a conformance run: engines as test parameters, levels and behaviour
-selection (`plugin`), the baseline of known gaps (`baseline`), the time limit (`robustness`),
-each test's engine state checked and put back (`isolation`), both around each example
-(`examples`), broken ops judged once and set aside (`op_verdicts`), bounded runs whatever the
-engine does (`watchdog`), shrinking shared out over the run (`shrinking`), tests that both pass
-and fail (`stability`), failures' reproducers without dead lines (`dead_lines`), and what a report
-says (`outcomes`).
+selection (`plugin`), the baseline of known gaps (`baseline`) and its writer (`baseline_writer`),
+the time limit (`robustness`), each test's engine state checked and put back (`isolation`), both
+around each example (`examples`), broken ops judged once and set aside (`op_verdicts`), bounded
+runs whatever the engine does (`watchdog`), shrinking shared out over the run (`shrinking`), tests
+that both pass and fail (`stability`), failures' reproducers without dead lines (`dead_lines`),
+what a report says (`outcomes`), what each test showed, in one shape (`evidence`) attached to its
+report in the worker (`attach`), and why a run is partial (`completeness`).
 
 The entry point (autograd_conformance/pytest_plugin.py) starts it only in a conformance run
-(`start`); the library (autograd_conformance/harness) never imports it.
+(`start`), and registers the report room (reports/) beside it; the runner never imports the report
+room, and the library (autograd_conformance/harness) never imports the runner.
 """
 
 from __future__ import annotations
 
 PLUGINS = ("autograd_conformance.runner.plugin", "autograd_conformance.runner.baseline",
+           "autograd_conformance.runner.baseline_writer",
            "autograd_conformance.runner.robustness", "autograd_conformance.runner.isolation",
            "autograd_conformance.runner.watchdog", "autograd_conformance.runner.op_verdicts",
            "autograd_conformance.runner.stability", "autograd_conformance.runner.shrinking",
-           "autograd_conformance.runner.dead_lines",
-           "autograd_conformance.reports.plugin")
+           "autograd_conformance.runner.dead_lines", "autograd_conformance.runner.attach",
+           "autograd_conformance.runner.completeness")
 # The hypothesis releases this runner is tested with: it reaches into three of hypothesis' internals
 # (plugin.empty_local_constants, baseline.first_failure_only, robustness.set_shrink_budget), which a
 # later release may change.

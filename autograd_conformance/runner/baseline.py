@@ -32,14 +32,14 @@ since its smallest counterexample was recorded when the gap was baselined (or is
 `--no-baseline` run away), and shrinking every known gap again on every run would make a gate with
 many gaps several times slower than one without.
 
-With `--baseline OLD --write-baseline NEW` (after upgrading the suite, say) the run ends with the
-lines NEW adds to OLD and those it drops: what the upgrade changes in the baseline.
+The baseline's verdict on a listed test travels with its reports as fields (runner/evidence.py's
+`Excuse`: file, line, entry, comment, reproducers replayed); the reason pytest prints is written
+from them. Writing a baseline is baseline_writer.py's.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime
 import json
 import re
 import warnings
@@ -52,10 +52,9 @@ from hypothesis import Phase, settings
 
 from ..harness.catalog import load_catalog
 from ..harness.script import HEADER, REPRODUCER, Replays, Reproducer, body, replay_until_certain
-from .outcomes import first_error_line, outcome, reason, root_error, unstable
+from .evidence import Excuse, excuse, reproducer
 from .plugin import behaviour_ids, item_engine, suite_nodeid
 
-BASELINE_REASON = "baseline"  # every excuse's reason starts with this word
 _COMMENT = re.compile(r"(^|\s)#")
 
 
@@ -98,7 +97,8 @@ def read_evidence(baseline: Path) -> dict[str, list[Reproducer]]:
         data = json.loads(evidence_path(baseline).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
-    return {nodeid: [Reproducer.from_dict({**found, "script": HEADER + found["body"]})
+    return {nodeid: [reproducer({**{key: value for key, value in found.items() if key != "body"},
+                                 "script": HEADER + found["body"]})
                      for found in listed]
             for nodeid, listed in data["tests"].items()}
 
@@ -122,12 +122,20 @@ def pytest_configure(config):
         except OSError as error:
             raise pytest.UsageError(f"--baseline {path}: {error.strerror}") from None
         config.stash[_EVIDENCE] = read_evidence(baseline)
-    if config.getoption("write_baseline") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(BaselineWriter(config), "autograd-baseline-writer")
 
 
 _ENTRIES = pytest.StashKey[list]()
 _EVIDENCE = pytest.StashKey[dict]()
+
+
+def listed_entries(config) -> list[Entry] | None:
+    """The entries of the run's --baseline file; None without one."""
+    return config.stash.get(_ENTRIES, None)
+
+
+def recorded_evidence(config) -> dict[str, list[Reproducer]]:
+    """Test id -> the reproducers the run's --baseline recorded for it."""
+    return config.stash.get(_EVIDENCE, {})
 _EXPECTED_TO_FAIL = pytest.StashKey[bool]()
 _REPLAYED = pytest.StashKey[list]()    # the evidence a listed test is judged on
 
@@ -136,7 +144,7 @@ _REPLAYED = pytest.StashKey[list]()    # the evidence a listed test is judged on
 def pytest_collection_modifyitems(config, items):
     """Mark the listed tests before the level and --behaviour selection, so that an entry counts
     as matching when its test exists at all."""
-    entries = config.stash.get(_ENTRIES, None)
+    entries = listed_entries(config)
     if not entries:
         return
     path = config.getoption("baseline")
@@ -147,17 +155,15 @@ def pytest_collection_modifyitems(config, items):
         if entry is None:
             continue
         used.add(entry)
-        reason = f"{BASELINE_REASON} {path}:{entry.line}: {entry.text}"
-        if entry.why:
-            reason += f" ({entry.why})"
         evidence = config.stash[_EVIDENCE].get(suite_nodeid(config, item))
         if evidence:
             item.stash[_REPLAYED] = evidence
-            reason += f"; judged on its {len(evidence)} recorded reproducer(s)"
+        listed = Excuse(str(path), entry.line, entry.text, entry.why, len(evidence or ()))
+        excuse(item, listed)
         if config.getoption("baseline_mode") == "skip":
-            item.add_marker(pytest.mark.skip(reason=reason))
+            item.add_marker(pytest.mark.skip(reason=listed.reason))
         else:
-            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            item.add_marker(pytest.mark.xfail(reason=listed.reason, strict=True))
             item.stash[_EXPECTED_TO_FAIL] = True
     catalog = load_catalog().behaviours
     for entry in entries:
@@ -257,134 +263,3 @@ def first_failure_only(test):
 def _without_shrinking(parent: settings) -> settings:
     return settings(parent, phases=[phase for phase in parent.phases
                                     if phase not in (Phase.shrink, Phase.explain)])
-
-
-def is_baselined(report) -> bool:
-    """Whether the baseline excused this report (an expected failure, or a skip in skip mode)."""
-    return outcome(report) in ("xfailed", "skipped") and \
-        reason(report).startswith(BASELINE_REASON + " ")
-
-
-def what_failed(report) -> str:
-    """A baseline entry's comment: for each distinct failure, the behaviour whose check failed (or
-    that the engine raised outside any check) and its error; distinct by root error."""
-    properties = dict(report.user_properties)
-    behaviours = properties.get("behaviours", "").split()
-    found = [value for name, value in report.user_properties
-             if name == "reproducer" and isinstance(value, dict)]
-    if not found:
-        return first_error_line(report)
-    parts, seen = [], set()
-    for reproducer in found:
-        if reproducer["check"]:
-            what = reproducer["behaviour"] or "/".join(behaviours) or "check"
-        else:
-            what = f"{'/'.join(behaviours)} not judged, the engine raised outside any check"
-        key = (what, root_error(reproducer["error"]))
-        if key not in seen:
-            seen.add(key)
-            parts.append(f"{what}: {reproducer['error']}")
-    return "; ".join(parts)
-
-
-# The exit status of a run whose baseline was not written because the run was incomplete.
-INCOMPLETE_RUN = 6
-# The property of a test report whose test was not run because its engine was given up.
-NOT_RUN_PROPERTY = "not_run"
-
-
-class BaselineWriter:
-    """Collects the failing tests of the run (on the xdist controller, if any) and writes them,
-    with their evidence; only from a complete run, unless --partial-baseline."""
-
-    def __init__(self, config):
-        self.config = config
-        self.failures: dict[str, str] = {}  # nodeid -> why, in report order
-        self.evidence: dict[str, list[dict]] = {}   # nodeid -> its reproducers
-        self.behaviours: dict[str, list[str]] = {}  # nodeid -> the behaviours it checks
-        self.seen: set[str] = set()                 # every test with a report
-        self.not_run: dict[str, str] = {}           # nodeid -> why its engine was given up
-        self.incomplete: list[str] = []             # why the run was incomplete, if it was
-
-    def pytest_runtest_logreport(self, report):
-        nodeid = suite_nodeid(self.config, report)
-        self.seen.add(nodeid)
-        properties = dict(report.user_properties)
-        if NOT_RUN_PROPERTY in properties:
-            self.not_run[nodeid] = properties[NOT_RUN_PROPERTY]
-        if nodeid in self.failures:
-            return
-        self.behaviours[nodeid] = properties.get("behaviours", "").split()
-        why = unstable(report)
-        if outcome(report) == "failed" or (is_baselined(report) and outcome(report) == "xfailed") \
-                or why is not None:
-            self.failures[nodeid] = what_failed(report) + (f"; unstable: {why}" if why else "")
-            self.evidence[nodeid] = [value for name, value in report.user_properties
-                                     if name == "reproducer" and isinstance(value, dict)]
-        elif is_baselined(report):
-            self.failures[nodeid] = "not run (--baseline-mode skip); kept from the old " \
-                                    + reason(report)
-            old = self.config.stash.get(_EVIDENCE, {}).get(nodeid, [])
-            self.evidence[nodeid] = [reproducer.as_dict() for reproducer in old]
-
-    def incompleteness(self, session) -> list[str]:
-        """Why this run cannot stand for the engine's state: tests not run because an engine was
-        given up, a run interrupted or stopped early, tests without a result."""
-        reasons = []
-        if self.not_run:
-            first = next(iter(self.not_run.values()))
-            reasons.append(f"{len(self.not_run)} tests were not run ({first})")
-        if session.exitstatus == pytest.ExitCode.INTERRUPTED or session.shouldstop \
-                or session.shouldfail:
-            reasons.append("the run was interrupted or stopped early")
-        missing = session.testscollected - len(self.seen)
-        if missing > 0:
-            reasons.append(f"{missing} of {session.testscollected} selected tests have no result")
-        return reasons
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session):
-        config = self.config
-        path = config.invocation_params.dir / config.getoption("write_baseline")
-        self.incomplete = self.incompleteness(session)
-        partial = config.getoption("partial_baseline")
-        if self.incomplete and not partial:
-            if session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
-                session.exitstatus = INCOMPLETE_RUN
-            return
-        lines = [f"# autograd-conformance baseline, written by --write-baseline on "
-                 f"{datetime.date.today().isoformat()} (level {config.getoption('level')})",
-                 "# One known gap per line; the matching rules are in docs/ci-workflow.md."]
-        if self.incomplete:
-            lines.append(f"# PARTIAL (--partial-baseline): written from an incomplete run: "
-                         f"{'; '.join(self.incomplete)}. Tests that did not run are not listed.")
-        lines += [f"{nodeid}  # {why}" for nodeid, why in self.failures.items()]
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        write_evidence(path, self.evidence)
-
-    def pytest_terminal_summary(self, terminalreporter):
-        """Why no baseline was written, or, with --baseline too, what the new baseline adds to
-        the old and drops from it."""
-        if self.incomplete and not self.config.getoption("partial_baseline"):
-            terminalreporter.write_sep("-", "baseline not written", red=True)
-            terminalreporter.write_line(
-                f"--write-baseline {self.config.getoption('write_baseline')}: not written, the "
-                f"run was incomplete: {'; '.join(self.incomplete)}. A baseline lists the gaps of "
-                f"a complete run; see --unresponsive-after to judge every test, or add "
-                f"--partial-baseline to write this one, marked partial (exit status "
-                f"{INCOMPLETE_RUN}).", red=True)
-            return
-        old = self.config.stash.get(_ENTRIES, None)
-        if old is None:
-            return
-        def listed(nodeid, entries):
-            return any(matches(entry, nodeid, self.behaviours.get(nodeid, [])) for entry in entries)
-        added = [nodeid for nodeid in self.failures if not listed(nodeid, [e.text for e in old])]
-        dropped = [entry.text for entry in old
-                   if not any(listed(nodeid, [entry.text]) for nodeid in self.failures)]
-        terminalreporter.write_sep("-", f"baseline changes: {len(added)} added, "
-                                        f"{len(dropped)} dropped")
-        for nodeid in added:
-            terminalreporter.write_line(f"+ {nodeid}  # {self.failures[nodeid]}")
-        for text in dropped:
-            terminalreporter.write_line(f"- {text}")

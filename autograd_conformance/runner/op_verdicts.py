@@ -51,6 +51,7 @@ from ..harness.engines import DEFAULT_ENGINES
 from ..harness.ops import GRADIENT_BEHAVIOUR, RENDERED
 from ..harness.script import Script, error_line, reproducers
 from ..harness.strategies import ALL_OPS, EXTREMA, JUDGED_WITHOUT, cotangents, engine_ops, op_applications
+from . import evidence
 from .needs import key_of, recorded_ops
 from .plugin import behaviour_ids, item_engine, suite_nodeid
 from .robustness import TimeLimit, TimeLimitExceeded, shrink_budget
@@ -293,8 +294,8 @@ def pytest_runtest_call(item):
         return (yield)
     finally:
         if JUDGED_WITHOUT:
-            item.user_properties.append(("judged_without", " ".join(sorted(JUDGED_WITHOUT))))
+            item.user_properties.append((evidence.JUDGED_WITHOUT, " ".join(sorted(JUDGED_WITHOUT))))
         key = key_of(suite_nodeid(item.config, item), engine.name)
         used = _set_aside(item, engine, sorted({*recorded_ops(key), *RENDERED}))
         if used:
-            item.user_properties.append(("uses_set_aside", " ".join(used)))
+            item.user_properties.append((evidence.USES_SET_ASIDE, " ".join(used)))

@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 
 _XPASS_STRICT = "[XPASS(strict)]"
-# How the reason of an unstable test starts, where it is an expected failure (runner/stability.py).
-UNSTABLE = "unstable:"
 # Where hypothesis' notes (falsifying example, reproducer, explanation) start in a message.
 _HYPOTHESIS_NOTES = re.compile(r"\n(?=Falsifying example:|Failing test case:|Draw 1|Explanation:)")
 
@@ -36,15 +34,6 @@ def reason(report) -> str:
             return str(report.longrepr[2]).removeprefix("Skipped: ")
         return str(report.longrepr or "")
     return ""
-
-
-def unstable(report) -> str | None:
-    """Why the test of `report` counts as unstable (it both passed and failed on its engine), or
-    None: the property runner/stability.py puts on the report, or an expected failure's reason."""
-    why = dict(report.user_properties).get("unstable")
-    if why is None and outcome(report) == "xfailed" and reason(report).startswith(UNSTABLE):
-        why = reason(report).removeprefix(UNSTABLE).strip()
-    return why
 
 
 def crashed(report) -> bool:

@@ -22,8 +22,8 @@ from ..suites import SUITES_DIR
 from . import needs
 
 ENGINES_KEY = pytest.StashKey[list]()
-# The last script (autograd_conformance/harness/script.py) a conformance test started: the report
-# draws its program.
+# The last script (autograd_conformance/harness/script.py) a conformance test started: its program's
+# graphs go with a failure's report (evidence.py).
 LAST_SCRIPT = pytest.StashKey[Script]()
 # Warnings the suites provoke on purpose, kept out of the run's summary wherever the suites run; set
 # on the tests themselves, so that other tests in the same environment keep their own settings.
@@ -58,6 +58,14 @@ def selected_engines(config) -> list:
             raise pytest.UsageError(f"engines selected twice: {', '.join(names)}")
         config.stash[ENGINES_KEY] = engines
     return config.stash[ENGINES_KEY]
+
+
+def described_engines(config) -> list[dict]:
+    """The engines of this run as the report describes them: name, version, spec, the
+    capabilities they declare and the ops they lack."""
+    return [{"name": e.name, "version": e.version, "spec": e.spec,
+             "capabilities": sorted(e.capabilities), "missing_ops": sorted(e.missing_ops)}
+            for e in selected_engines(config)]
 
 
 def empty_local_constants() -> None:
@@ -113,7 +121,7 @@ def pytest_runtest_call(item):
 
 
 class LastScript:
-    """A script listener that keeps the test's latest script on its item, for the report."""
+    """A script listener that keeps the test's latest script on its item, for its evidence."""
 
     def __init__(self, item):
         self.item = item

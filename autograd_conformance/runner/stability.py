@@ -31,11 +31,13 @@ from hypothesis.errors import FlakyFailure
 
 from ..harness.script import replay_until_certain, reproducers
 from .baseline import UnstableOutcome, excused
-from .outcomes import UNSTABLE, outcome, unstable
+from .evidence import UNSTABLE, read
+from .outcomes import outcome
 from .plugin import item_engine, suite_nodeid
 from .robustness import TimeLimitExceeded, time_limit
 
 _WHY = pytest.StashKey[str]()   # why an item's test is unstable, for its report
+_REASON = "unstable:"           # how an unstable known gap's reason starts, for pytest's output
 
 
 def gated(config) -> bool:
@@ -60,9 +62,9 @@ def pytest_runtest_call(item):
         item.stash[_WHY] = why
         if gated(item.config):
             listed = item.get_closest_marker("xfail") if excused(item) else None
-            raise pytest.xfail.Exception(f"{UNSTABLE} {why}" + (
+            raise pytest.xfail.Exception(f"{_REASON} {why}" + (
                 f"; {listed.kwargs['reason']}" if listed else "")) from failure
-        failure.add_note(f"{UNSTABLE} {why}")
+        failure.add_note(f"{_REASON} {why}")
         raise
 
 
@@ -102,8 +104,8 @@ def pytest_runtest_makereport(item, call):
     report = yield
     why = item.stash.get(_WHY, None)
     if call.when == "call" and why is not None:
-        report.user_properties.append(("unstable", why))
-        item.user_properties.append(("unstable", why))
+        report.user_properties.append((UNSTABLE, why))
+        item.user_properties.append((UNSTABLE, why))
     return report
 
 
@@ -120,7 +122,7 @@ class UnstableSummary:
         self.unstable: dict[str, str] = {}     # nodeid -> what was seen, and what it did to the run
 
     def pytest_runtest_logreport(self, report):
-        why = unstable(report) if report.when == "call" else None
+        why = read(report).unstable if report.when == "call" else None
         if why is not None:
             verdict = "failed the run" if outcome(report) == "failed" else "an expected failure"
             self.unstable[suite_nodeid(self.config, report)] = f"{verdict}: {why}"

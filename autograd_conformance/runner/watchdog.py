@@ -42,11 +42,10 @@ import pytest
 
 from ..harness.engines import specs_from
 from ..harness.script import Script, listening
-from .baseline import NOT_RUN_PROPERTY, excused
+from .evidence import HUNG, NOT_RUN, attach_crash, excuse_of
 from .plugin import item_engine, selected_engines
 from .robustness import TimeLimitExceeded
 
-NOT_RUN = "not run:"        # the start of the skip reason of a given-up engine's tests
 _STATE_DIR = "autograd_conformance_state"   # workerinput key: the shared directory
 _WATCHDOG = "autograd-conformance-watchdog"
 
@@ -148,8 +147,8 @@ RAN = "ran"   # a finished test that neither timed out nor crashed
 
 
 def given_up(config, state: SharedState) -> dict[str, str]:
-    """Engine name -> why it is given up (the skip reason of its remaining tests): its last N
-    finished tests were all faults, and so were at least half of them all."""
+    """Engine name -> why it is given up (its remaining tests' skip reason says `not run: ` and
+    this): its last N finished tests were all faults, and so were at least half of them all."""
     limit = config.getoption("unresponsive_after")
     if limit <= 0:
         return {}
@@ -158,7 +157,7 @@ def given_up(config, state: SharedState) -> dict[str, str]:
         faults = Counter(kind for kind in kinds if kind != RAN)
         if len(kinds) >= limit and RAN not in kinds[-limit:] and 2 * faults.total() >= len(kinds):
             counts = " and ".join(f"{n} {kind}" for kind, n in sorted(faults.items()))
-            reasons[engine] = (f"{NOT_RUN} engine {engine!r} is unresponsive: its last {limit} "
+            reasons[engine] = (f"engine {engine!r} is unresponsive: its last {limit} "
                                f"tests in a row and {faults.total()} of its {len(kinds)} tests so "
                                f"far hung or crashed ({counts}); --unresponsive-after {limit} sets "
                                f"how many in a row give an engine up, 0 never")
@@ -210,8 +209,9 @@ def pytest_runtest_setup(item):
         return
     reason = given_up(item.config, state).get(engine.name)
     if reason is not None:
-        item.user_properties.append((NOT_RUN_PROPERTY, reason))
-        pytest.skip(reason)
+        skipped = f"not run: {reason}"
+        item.user_properties.append((NOT_RUN, skipped))
+        pytest.skip(skipped)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -233,9 +233,9 @@ def pytest_runtest_makereport(item, call):
     engine, state = item_engine(item), _state(item.config)
     if engine is not None and state is not None and call.when == "call":
         timed_out = call.excinfo is not None and call.excinfo.errisinstance(TimeLimitExceeded)
-        state.record(engine.name, "timed out" if timed_out and not excused(item) else RAN)
+        state.record(engine.name, "timed out" if timed_out and excuse_of(item) is None else RAN)
         if timed_out:
-            report.user_properties.append(("hung", True))   # the engine hung on this program
+            report.user_properties.append((HUNG, True))   # the engine hung on this program
     return report
 
 
@@ -271,10 +271,8 @@ class Watchdog:
         engine = _engine_of(self.config, crashitem)
         if engine is not None:
             self.state.record(engine, "crashed")
-            report.user_properties.append(("engine", engine))
         nodeid, reproducer = self.state.read_journal(report.node.gateway.id)
-        if nodeid == crashitem and reproducer:
-            report.user_properties.append(("reproducer", reproducer))
+        attach_crash(report, engine, reproducer if nodeid == crashitem else "")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session):
