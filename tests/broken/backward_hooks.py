@@ -6,6 +6,7 @@ import itertools
 import weakref
 
 import numpy as np
+from torch.utils.hooks import BackwardHook
 
 import autograd_conformance.reference.autograd.graph as autograd_graph
 from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_MODULE, HOOKS_PER_NODE, HOOKS_PER_TENSOR
@@ -253,3 +254,16 @@ def reference_hooked_inputs_modifiable_in_place():
         return wrapped
 
     module_hooks._HookedCall.wrap_inputs = _unguarded_inputs
+
+
+@mutant("HOOK-22")
+def torch_module_hooks_keep_their_grad_output():
+    """A module's full backward hooks never let go of the grad_output they got: their state ignores
+    the reset to None once the user hooks ran, so the last pass's grad_output lives as long as
+    the module's output and its graph."""
+    def _kept(hook_state, grad_outputs):
+        if grad_outputs is not None:
+            hook_state.__dict__["_mutant_grad_outputs"] = grad_outputs
+
+    BackwardHook.grad_outputs = property(lambda hook_state: hook_state.__dict__.get("_mutant_grad_outputs"),
+                                         _kept)

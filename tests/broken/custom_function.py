@@ -5,6 +5,7 @@ import functools
 from types import SimpleNamespace
 
 import numpy as np
+import torch
 
 from autograd_conformance.harness.counts import FUNCTION_INPUTS, FUNCTION_OUTPUTS
 from autograd_conformance.reference.autograd import function
@@ -352,3 +353,25 @@ def reference_function_without_jvp_drops_tangents():
         return _apply(cls, *args)
 
     function.Function.apply = classmethod(apply)
+
+
+@mutant("FN-24")
+def torch_function_one_view_per_argument():
+    """An argument that forward returns as it is comes back as a new view of it, but one view per
+    argument, made once: returned at two positions, (x, 2 x, x), both positions get the same view
+    object instead of a view each."""
+    _apply = torch.autograd.Function.apply.__func__
+
+    def apply(cls, *args, **kwargs):
+        outputs = _apply(cls, *args, **kwargs)
+        if not isinstance(outputs, tuple):
+            return outputs
+        made = {}
+
+        def shared(out):
+            if not isinstance(out, torch.Tensor) or out._base is None or out.shape != out._base.shape:
+                return out
+            return made.setdefault(id(out._base), out)
+        return tuple(shared(out) for out in outputs)
+
+    torch.autograd.Function.apply = classmethod(apply)

@@ -4,12 +4,14 @@ dual_level, make_dual, unpack_dual and tangents."""
 import types
 
 import numpy as np
+import torch
+from torch.autograd import forward_ad as fwAD
 
 from autograd_conformance.reference import dual, grad_mode
 from autograd_conformance.reference.autograd import forward_ad
 from autograd_conformance.reference.ops import elementwise
 from autograd_conformance.reference.tensor import Tensor, make
-from tests.broken import _reference
+from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
 
@@ -236,3 +238,61 @@ def reference_make_dual_copies_primal():
         return make_dual_copy
 
     _reference.replace(forward_ad, "make_dual", _copying)
+
+
+def _dual(*tensors):
+    return all(isinstance(t, torch.Tensor) and fwAD.unpack_dual(t).tangent is not None for t in tensors)
+
+
+@mutant("FWD-11")
+def torch_linear_tangent_terms_reversed():
+    """nn.Linear of dual x, W and b adds its tangent's terms in the reverse of torch's order, (x
+    W_t^T + x_t W^T) + b_t: equal in exact arithmetic, but at x = W = 1, b_t = 1 and x_t = W_t =
+    half an ulp of 1 it rounds to 1 + 2e where torch gives 1."""
+    class _Linear(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, weight, bias):
+            ctx.save_for_forward(x, weight)
+            return torch.nn.functional.linear(x, weight, bias)
+
+        @staticmethod
+        def jvp(ctx, x_t, weight_t, bias_t):
+            x, weight = ctx.saved_tensors
+            return x @ weight_t.T + x_t @ weight.T + bias_t
+
+    def _linear(x, weight, bias=None):
+        if bias is None or x.dim() != 2 or not _dual(x, weight, bias):
+            return NotImplemented
+        return _Linear.apply(x, weight, bias)
+
+    _torch.ReplaceOps({"linear": _linear}).install()
+
+
+@mutant("FWD-12")
+def torch_zero_derivative_times_the_tangent():
+    """The tangent of sgn and of x ** 0 is the input's tangent times their derivative 0, not a zero
+    tensor: nan where the tangent is nan or inf, -0.0 where it is negative."""
+    class _ZeroDerivative(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, op):
+            return op(x)
+
+        @staticmethod
+        def jvp(ctx, x_t, _):
+            return x_t * 0.0
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 0.0, None
+
+    def _sgn(x, *rest, **kwargs):
+        if rest or kwargs or not _dual(x):
+            return NotImplemented
+        return _ZeroDerivative.apply(x, torch.sgn)
+
+    def _pow(x, exponent, *rest, **kwargs):
+        if rest or kwargs or not isinstance(exponent, (int, float)) or exponent != 0 or not _dual(x):
+            return NotImplemented
+        return _ZeroDerivative.apply(x, lambda primal: torch.pow(primal, exponent))
+
+    _torch.ReplaceOps({"sgn": _sgn, "pow": _pow, "__pow__": _pow}).install()

@@ -1,13 +1,17 @@
 """Mutants of the catalog's chapter 'graph' (suites/test_graph.py): Graph structure: grad_fn,
 next_functions, AccumulateGrad and node names."""
 
+import inspect
 import re
+import textwrap
 
 import torch
 
 from autograd_conformance.reference.graph import Node
+from autograd_conformance.reference.ops import extrema, linalg
+from autograd_conformance.reference.ops.common import conj
 from autograd_conformance.reference.tensor import Tensor, make
-from tests.broken import _torch
+from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
 
@@ -98,3 +102,31 @@ def reference_repr_flag_only():
         return re.sub(r"grad_fn=<\w+>", "requires_grad=True", _repr(self))
 
     Tensor.__repr__ = _flag_only
+
+
+@mutant("GFN-9")
+def reference_outer_of_two_views():
+    """The gradient of a @ v with respect to a is computed as grad's column times v's row,
+    grad.reshape(-1, 1) * v.reshape(1, -1): the right values, but under create_graph the
+    product's second edge leads to a view of v instead of v's own node."""
+    def _column_times_row(self, grad):
+        a, v = self.saved(grad)
+        return (grad.reshape(-1, 1) * conj(v).reshape(1, -1) if self.needs_grad(0) else None,
+                conj(a).T @ grad if self.needs_grad(1) else None)
+
+    linalg.MvBackward0.backward = _column_times_row
+
+
+@mutant("GFN-10")
+def reference_extreme_mask_before_count():
+    """amax and amin split a tie's gradient as grad times the mask, then divided by the count: the
+    same values, but under create_graph the gradient is DivBackward0 over MulBackward0 instead of
+    torch's MulBackward0 over DivBackward0."""
+    _SPLIT = "return restored / count * tied.astype(a.dtype)"
+    _source = textwrap.dedent(inspect.getsource(extrema.even_split))
+    if _SPLIT not in _source:
+        raise ImportError("reference.ops.extrema.even_split changed: update this mutant's patch")
+    namespace = dict(extrema.__dict__)
+    exec(compile(_source.replace(_SPLIT, "return restored * tied.astype(a.dtype) / count"),
+                 extrema.__file__, "exec"), namespace)
+    _reference.replace(extrema, "even_split", lambda original: namespace["even_split"])

@@ -322,3 +322,24 @@ def reference_hooks_fire_off_the_grad_paths():
     nodes still do not run, but their tensor hooks fire, also for tensors off the paths to the
     inputs."""
     walk.BackwardPass.executes = lambda self, node: node in self.reached
+
+
+@mutant("HOOK-23")
+def torch_function_output_hooks_kept_on_the_node():
+    """A tensor hook on an output of a custom Function is kept on the Function's node, in one list
+    for all its outputs: each hook still gets and replaces its own output's gradient, but the
+    hooks run in registration order, the outputs' interleaved, not grouped per output."""
+    _register_hook = torch.Tensor.register_hook
+
+    def _register(self, hook):
+        node, index = self.grad_fn, self.output_nr
+        if not hasattr(node, "_forward_cls"):  # not a custom Function's output
+            return _register_hook(self, hook)
+
+        def on_the_node(grad_outputs):
+            replaced = hook(grad_outputs[index])
+            if replaced is not None:
+                return grad_outputs[:index] + (replaced,) + grad_outputs[index + 1:]
+        return node.register_prehook(on_the_node)
+
+    torch.Tensor.register_hook = _register

@@ -3,10 +3,12 @@ contributions of several uses are summed."""
 
 import inspect
 import textwrap
+import weakref
 
 import torch
 
 from autograd_conformance import reference
+from autograd_conformance.reference import node_hooks
 from tests.broken import _reference, _torch
 from tests.broken.registry import mutant
 
@@ -86,3 +88,30 @@ def reference_slots_delivered_last_first():
     exec(compile(_source.replace(_ZIP, f"reversed(list({_ZIP}))"), reference.walk.__file__,
                  "exec"), namespace)
     _reference.replace(reference.walk, "run_backward", lambda original: namespace["run_backward"])
+
+
+@mutant("MISC-16")
+def reference_prehooks_fire_once_per_edge():
+    """The walk visits a node once per edge that reaches it and fires its pre-hooks on every visit,
+    though it runs the node only once (a memo answers the later visits): the gradients are right,
+    but in y = y + y each doubling's node, reached by both operand edges of the next, hears its
+    pre-hooks twice."""
+    edges = weakref.WeakKeyDictionary()
+
+    def _counting(count_dependents):
+        def count_and_keep(roots):
+            dependents = count_dependents(roots)
+            edges.update(dependents)    # a copy: the walk counts its own down to 0
+            return dependents
+        return count_and_keep
+
+    def _visiting(call):
+        def call_per_edge(node, grad):
+            if node._node_hooks is not None:
+                for _ in range(edges.get(node, 1) - 1):
+                    node_hooks.call_prehooks(node, grad)
+            return call(node, grad)
+        return call_per_edge
+
+    _reference.replace(reference.walk, "_count_dependents", _counting)
+    _reference.replace(reference.walk, "_call", _visiting)
