@@ -39,7 +39,8 @@ ERROR_WIDTH = 100        # characters of each
 
 
 def pytest_configure(config):
-    if not hasattr(config, "workerinput"):
+    """On the controller of a run that runs tests (`--collect-only` runs none: no report)."""
+    if not hasattr(config, "workerinput") and not config.option.collectonly:
         config.pluginmanager.register(ConformanceReport(config), "autograd-conformance-report")
 
 

@@ -450,3 +450,12 @@ def test_the_report_shows_where_torch_departs_for_the_behaviours_it_checked():
     assert '<section class="deviation" id="deviation-ACC-5">' in page
     assert "x.view(3).backward(g)" in page
     assert "deviation-HOOK-19" not in page   # a behaviour the run did not check
+
+
+def test_a_collect_only_run_writes_no_report(tmp_path):
+    """--collect-only runs no test: no report, and no 'partial run' for tests it never meant to run."""
+    run = run_pytest("suites/test_leaves.py", "--engine", "reference", "--collect-only", "-q",
+                     f"--report={tmp_path / 'run.html'}")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "partial run" not in run.stdout and "report:" not in run.stdout
+    assert not list(tmp_path.iterdir())
