@@ -335,7 +335,7 @@ def test_hooks_on_the_outputs_of_a_function_get_their_own_gradients(engine, orde
     for k, name in enumerate(order):
         scale = f" * {factor}" if k == len(order) - 1 else ""
         script.run(f"{name}.register_hook(lambda g: seen.append(({k}, None if g is None "
-                   f"else g.tolist())) or (None if g is None else g{scale}))")
+                   f"else to_numpy(g).tolist())) or (None if g is None else g{scale}))")
     script.run(f"loss = (b * 10.0).sum(){' + a.sum()' if uses_a else ''}", "loss.backward()")
     grads = {"a": [1.0, 1.0] if uses_a else None, "b": [10.0, 10.0]}
     last = order[-1]
@@ -345,5 +345,5 @@ def test_hooks_on_the_outputs_of_a_function_get_their_own_gradients(engine, orde
     script.check_equal("seen", expected, why="each output's hooks together, in registration "
                        "order, the outputs in the order of their first hook")
     ga, gb = (final["a"] or [0.0, 0.0]), final["b"]
-    script.check_equal("x.grad.tolist()", [2.0 * p + 3.0 * q for p, q in zip(ga, gb)],
+    script.check_equal("to_numpy(x.grad).tolist()", [2.0 * p + 3.0 * q for p, q in zip(ga, gb)],
                        why="2 ga + 3 gb, with the last hook's scaling")
