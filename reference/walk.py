@@ -252,11 +252,9 @@ def _store_retained(tensor, grad):
     """retain_grad(): keep a non-leaf's gradient (LEAF-8), without create_graph as a plain tensor
     that does not require grad (LEAF-11). Later passes add to it out of place, as torch's
     retain_grad hook does: .grad becomes a new tensor and the earlier one keeps its value (LEAF-10,
-    ACC-4). The op's function, not the Tensor method that an adapter may replace (imported here:
-    the ops import the graph, which imports this walk)."""
-    from .ops.copies import clone
+    ACC-4)."""
     if tensor._grad is None:
-        tensor._grad = clone(grad) if grad.requires_grad else make(grad._array.copy())
+        tensor._grad = grad.clone() if grad.requires_grad else make(grad._array.copy())
     else:
         tensor._grad = tensor._grad + grad
 
