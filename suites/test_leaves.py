@@ -199,6 +199,18 @@ class ThreeMultiples(torch.autograd.Function):
 OUTPUT_WEIGHTS = {"a": 1.0, "b": -2.0, "c": 0.5}
 
 
+def _three_outputs_named(engine, data, shape) -> tuple[Script, list[str]]:
+    """A script with a, b, c = ThreeMultiples.apply(x) run, and two or three of the outputs'
+    names in a drawn order: what backward(inputs=[...]) names."""
+    x = data.draw(values(shape, "float32"), label="x")
+    named = data.draw(st.permutations(list(OUTPUT_WEIGHTS)), label="order")[
+        :data.draw(st.integers(2, 3), label="outputs named")]
+    script = Script(engine)
+    script.run(THREE_MULTIPLES, f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
+               "a, b, c = ThreeMultiples.apply(x)")
+    return script, named
+
+
 @behaviour("LEAF-12")
 @needs("backward_inputs", "custom_function")
 @given(data=st.data(), shape=shapes())
@@ -206,13 +218,8 @@ def test_backward_inputs_gives_each_output_of_one_node_its_gradient(engine, data
     """backward(inputs=[...]) naming two or three outputs of one node (a custom Function's a, b,
     c = 2x, 3x, 4x, weighted 1, -2 and 0.5 in the loss), in a drawn order: each named output gets
     its own weight as .grad, and x, not named, keeps None."""
-    x = data.draw(values(shape, "float32"), label="x")
-    named = data.draw(st.permutations(list(OUTPUT_WEIGHTS)), label="order")[
-        :data.draw(st.integers(2, 3), label="outputs named")]
-    script = Script(engine)
-    script.run(THREE_MULTIPLES, f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
-               "a, b, c = ThreeMultiples.apply(x)",
-               f"loss = ({' + '.join(f'{o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
+    script, named = _three_outputs_named(engine, data, shape)
+    script.run(f"loss = ({' + '.join(f'{o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
                f"loss.backward(inputs=[{', '.join(named)}])")
     for name in named:
         script.check_close(f"{name}.grad", np.full(shape, OUTPUT_WEIGHTS[name]), dtype="float32",
@@ -229,13 +236,8 @@ def test_backward_inputs_stores_outputs_of_one_node_latest_named_first(engine, d
     their .grad tensors are recorded from the last named to the first, so a later pass through
     all of them, which runs the newest node first, reaches them in the named order, as the hooks
     on them show."""
-    x = data.draw(values(shape, "float32"), label="x")
-    named = data.draw(st.permutations(list(OUTPUT_WEIGHTS)), label="order")[
-        :data.draw(st.integers(2, 3), label="outputs named")]
-    script = Script(engine)
-    script.run(THREE_MULTIPLES, f"x = {tensor_literal(x, 'float32', requires_grad=True)}",
-               "a, b, c = ThreeMultiples.apply(x)",
-               f"loss = ({' + '.join(f'{o} * {o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
+    script, named = _three_outputs_named(engine, data, shape)
+    script.run(f"loss = ({' + '.join(f'{o} * {o} * {w}' for o, w in OUTPUT_WEIGHTS.items())}).sum()",
                f"loss.backward(inputs=[{', '.join(named)}], create_graph=True)",
                "reached = []",
                *(f"{name}.grad.register_hook(lambda g: reached.append({name!r}))" for name in named),
