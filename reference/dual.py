@@ -91,18 +91,21 @@ def unchanged(t):
 
 def check_view_tangent(out, t, arguments):
     """The tangent t that a custom Function's jvp gives its output `out`, where `out` is one of
-    the `arguments` (pairs of a tensor and the tangent jvp got for it) returned as it is or a view
-    of one: it must be a view of that argument's tangent, or of its base, as torch 2.13 checks
-    (FN-24)."""
-    def root(x):
-        return x._base if x._base is not None else x
-    matching = [given for a, given in arguments if root(a) is root(out)]
-    if not matching:
+    the `arguments` (pairs of a tensor and the tangent jvp got for it, None where it had none)
+    returned as it is or a view of one. As torch 2.13 checks it (FN-24): the argument that counts
+    is the first one with out's forward base (a dual tensor is a base of its own, and a view has
+    its base's); where that argument had a tangent, t must be a view of it, or of its base where
+    it is itself a view."""
+    def base(x):
+        return x._fw_base if x._fw_base is not None else x
+    matching = [given for a, given in arguments if base(a) is base(out)]
+    if not matching or matching[0] is None:
         return
-    if t._base is None:
+    given = matching[0]
+    if t._fw_base is None:
         raise RuntimeError("A custom Function's forward is returning a view (or an input as-is) but the jvp is "
                            "not returning a view.")
-    if t._base is not root(matching[0]):
+    if t._fw_base is not base(given):
         raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the "
-                           + ("same base as the given grad input." if matching[0]._base is not None
+                           + ("same base as the given grad input." if given._fw_base is not None
                               else "given grad input."))

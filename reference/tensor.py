@@ -41,7 +41,8 @@ class Tensor(Conversions, GradAttribute, TensorHooks):
     __slots__ = ("_array", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_counter", "_base",
                  "_view", "_inference", "_retains_grad", "_hooks", "_post_accumulate_hooks", "_accumulator",
                  "__weakref__", "_tangent",  # (dual level, tangent) in forward-mode AD: see dual.py
-                 "_grad_dtype")  # a leaf's grad_dtype once set (a dtype or None), else OWN_DTYPE
+                 "_grad_dtype",  # a leaf's grad_dtype once set (a dtype or None), else OWN_DTYPE
+                 "_fw_base")  # a view's base in forward mode: _base, except that make_dual starts a new one
     __array_ufunc__ = None  # NumPy must defer to our reflected operators (ndarray * Tensor)
 
     def __init__(self, data=(), dtype=None, requires_grad=False):
@@ -207,7 +208,7 @@ def init(t, array, requires_grad=False, grad_fn=None):
     t._output_nr = 0
     t._grad = None
     t._counter = None
-    t._base = None
+    t._base = t._fw_base = None
     t._view = None  # a view's View (ops/views.py): where its elements are in its base
     t._inference = _state.inference
     t._retains_grad = False

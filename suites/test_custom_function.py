@@ -1140,6 +1140,78 @@ def test_a_function_returning_its_argument_needs_a_view_tangent(engine, data, re
                            oracle=f"{name}'s tangent through {own}")
 
 
+# Two arguments of Pass(a, b), both made from one tensor x: how each is made, its forward base (a
+# dual tensor is a base of its own, a view has its base's) and the tangent jvp gets for it (None:
+# it has none, and jvp gets zeros).
+_SHARED_BASE = {
+    "a dual x and a view of it": (("dual", "dual", "tx"), ("dual[:]", "dual", "tx[:]")),
+    "a view of a dual x, then the dual": (("dual[:]", "dual", "tx[:]"), ("dual", "dual", "tx")),
+    "a dual x and a dual view of x": (("dual", "dual", "tx"), ("fwAD.make_dual(plain, tv)", "dual view", "tv")),
+    "a dual x and a plain view of x": (("dual", "dual", "tx"), ("plain", "x", None)),
+    "a plain view of x, then a dual x": (("plain", "x", None), ("dual", "dual", "tx")),
+}
+
+
+@behaviour("FN-24")
+@needs("forward_ad", "views")
+@given(data=st.data(), arguments=st.sampled_from(sorted(_SHARED_BASE)), returned=st.sampled_from("ab"),
+       cut=st.sampled_from(["", "[:1]"]),
+       jvp=st.sampled_from(["ta{view}", "tb{view}", "(ta * 2.0){view}", "tb{view} * 2.0"]))
+def test_the_tangent_of_a_returned_argument_is_checked_against_the_first_with_its_base(
+        engine, data, arguments, returned, cut, jvp):
+    """Pass(a, b) of two arguments made from one tensor x returns one of them, as it is or its view
+    [:1], and its jvp a view ([:] or [:1]) of a tangent it got or of a new tensor, or no view. The
+    argument whose tangent counts is the first with the output's forward base: a dual tensor is a
+    base of its own (a dual view of x is not x's), a view of one has its base. Where that argument
+    had no tangent, jvp's result is the output's tangent; where it had one, jvp must return a view
+    of it (or of its base, where it is a view) or apply raises RuntimeError, naming "the same base
+    as the given grad input" where that tangent is a view."""
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    size = data.draw(st.integers(2, 4), label="size")
+    x, tx, tv = (data.draw(values((size,), dtype, 2.0), label=name) for name in ("x", "tx", "tv"))
+    made = dict(zip("ab", _SHARED_BASE[arguments]))
+    got = {name: {"tx": tx, "tx[:]": tx, "tv": tv, None: np.zeros_like(x)}[made[name][2]] for name in "ab"}
+    counts = next(name for name in "ab" if made[name][1] == made[returned][1])
+    tangent = made[counts][2]  # the tangent the output's must be a view of, if any
+    jvp = jvp.format(view=cut or "[:]")
+    own = f"t{counts}{cut or '[:]'}"
+    def define(returns):
+        return ["class Pass(torch.autograd.Function):",
+                "    @staticmethod",
+                "    def forward(a, b):",
+                f"        return {returned}{cut}",
+                "    @staticmethod",
+                "    def setup_context(ctx, inputs, output):",
+                "        pass",
+                "    @staticmethod",
+                "    def jvp(ctx, ta, tb):",
+                f"        return {returns}"]
+    apply = ["with fwAD.dual_level():",
+             f"    x = {tensor_literal(x, dtype)}",
+             "    plain = x[:]",
+             f"    tx, tv = {tensor_literal(tx, dtype)}, {tensor_literal(tv, dtype)}",
+             "    dual = fwAD.make_dual(x, tx)",
+             f"    tangent = fwAD.unpack_dual(Pass.apply({made['a'][0]}, {made['b'][0]})).tangent"]
+    script = Script(engine)
+    script.run(FORWARD_AD)
+    root = {"tx": "tx", "tx[:]": "tx", "tv": "tv"}
+    if tangent is not None and jvp.endswith("* 2.0"):
+        script.run(*define(jvp))
+        script.raises("\n".join(apply), "A custom Function's forward is returning a view (or an input "
+                      "as-is) but the jvp is not returning a view.")
+    elif tangent is not None and not (jvp[0] == "t" and root.get(made[jvp[1]][2]) == root[tangent]):
+        script.run(*define(jvp))
+        script.raises("\n".join(apply), "A custom Function is returning a view but the jvp is not returning "
+                      "a view of " + ("the same base as " if tangent == "tx[:]" else "") + "the given grad input.")
+    else:
+        own = jvp
+    with script.control():
+        script.run(*define(own), *apply)
+        factor = 2.0 if "2.0" in own else 1.0
+        script.check_close("tangent", factor * got["a" if "ta" in own else "b"][:1 if cut else None],
+                           dtype=dtype, oracle=f"jvp's {own}")
+
+
 @behaviour("FN-24")
 @needs("views")
 @given(data=st.data(), dual=st.booleans())

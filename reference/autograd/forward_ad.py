@@ -66,6 +66,7 @@ def make_dual(tensor, tangent, *, level=None):
         raise RuntimeError("Making a dual Tensor based on a Tensor that already has a forward gradient at the "
                            "same level 0 is not supported.")
     view = reshape(tensor, tensor.shape)
+    view._fw_base = None  # a dual tensor is a base of its own in forward mode (FN-24)
     if not grad_mode.state.inference:
         dual.set_tangent(view, tangent)
     return view

@@ -202,7 +202,8 @@ def _forward_tangents(cls, ctx, args, tangents, outputs):
                 f"this is not supported. Tensor is of size {list(out.shape)} while the given forward gradient "
                 f"is of size {list(t.shape)}.")
         if not any(out is d for d in ctx._dirty):
-            check_view_tangent(out, t, [(a, g) for a, g in zip(args, given) if isinstance(a, Tensor)])
+            check_view_tangent(out, t, [(a, g if had is not None else None)
+                                        for a, g, had in zip(args, given, tangents) if isinstance(a, Tensor)])
         set_tangent(out, make(np.array(t._array)))
 
 
@@ -246,6 +247,7 @@ def _view_of(t):
     argument that forward returned as it is."""
     view = make(t._array)
     view._base, view._counter = (t._base if t._base is not None else t), t._shared_counter()
+    view._fw_base = t._fw_base if t._fw_base is not None else t
     return view
 
 

@@ -6,13 +6,13 @@ either is seen by both and by the graph.
 Each view keeps a `View`: for each of its elements, the flat position in the base of the element
 it shares. That is all the graph needs: an in-place op on a view rewrites those positions of the
 base (CopySlices, inplace.py), and a view whose storage changed reads its elements back from the
-base's new graph (AsStridedBackward0, `View.follow_base`). A view op is linear: in forward mode it
-takes the same view of its input's tangent (`jvp`).
+base's new graph (AsStridedBackward0, `View.follow_base`). A view op is linear: in forward mode
+the view's tangent is the same view of its input's tangent, a view of it as in torch (FN-24).
 """
 import numpy as np
 
 from .. import grad_mode
-from ..dual import jvp
+from ..dual import jvp, primals_only, set_tangent, tangent
 from ..graph import Node, record
 from ..tensor import make
 from .common import dims_of, meta, output, scatter_add, sum_to, swap_dims
@@ -74,9 +74,15 @@ def view_of(a, array, node, how):
     out = make(array, node is not None, node)
     out._counter = a._shared_counter()
     out._base = a._base if a._base is not None else a
+    out._fw_base = a._fw_base if a._fw_base is not None else a
     out._inference = a._inference
     out._view = View(how(positions_in_base(a)), out._counter.value, a._view)
-    return jvp(out, (a,), how)
+    given = tangent(a)
+    if given is not None:
+        with primals_only():
+            view = view_of(given, how(given._array), None, how)
+        set_tangent(out, view)
+    return out
 
 
 class AsStridedBackward0(Node):
