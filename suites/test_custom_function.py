@@ -1245,6 +1245,38 @@ def test_an_argument_returned_as_it_is_comes_back_as_new_views(engine, data, dua
         script.check_close(name, factor * x.astype(np.float64), dtype=dtype, oracle=f"{factor} x")
 
 
+@behaviour("FN-24")
+@needs("views")
+@given(data=st.data(), count=st.integers(2, 3))
+def test_arguments_that_require_grad_returned_as_they_are_come_back_as_new_views(engine, data, count):
+    """Rotate(x0, .., xn-1), of two or three leaves requiring grad, returns them as they are, each
+    one position earlier: every output is a new tensor, a view of the argument it is (that
+    argument's values), none of them the argument itself, and all have Rotate's node as grad_fn,
+    while the arguments stay leaves."""
+    dtype, x = _case(engine, data)
+    names = [f"x{k}" for k in range(count)]
+    script = Script(engine)
+    script.run("class Rotate(torch.autograd.Function):",
+               "    @staticmethod",
+               "    def forward(ctx, *args):",
+               "        return args[1:] + args[:1]",
+               "    @staticmethod",
+               "    def backward(ctx, *grads):",
+               "        return grads[-1:] + grads[:-1]",
+               *(_leaf(name, x * (k + 1.0), dtype) for k, name in enumerate(names)),
+               f"outs = Rotate.apply({', '.join(names)})")
+    for j in range(count):
+        argument = names[(j + 1) % count]
+        script.check(f"outs[{j}] is not {argument} and outs[{j}]._base is {argument}",
+                     f"output {j}, {argument} returned as it is, is not a new view of {argument}",
+                     show=(f"outs[{j}] is {argument}", f"outs[{j}]._base is {argument}"))
+        script.check_close(f"outs[{j}]", ((j + 1) % count + 1.0) * x.astype(np.float64), dtype=dtype,
+                           oracle=f"{argument}'s values")
+    script.check("all(o.grad_fn is outs[0].grad_fn for o in outs) and outs[0].grad_fn is not None",
+                 "the outputs do not share Rotate's node")
+    script.check(" and ".join(f"{name}.is_leaf" for name in names), "an argument stopped being a leaf")
+
+
 @behaviour("FN-15", "FN-24")
 @needs("inplace", "views")
 @given(data=st.data())
