@@ -174,9 +174,12 @@ def test_a_signal_leaves_a_report_of_what_ran_marked_partial(tmp_path, signum, c
                "ci", "suites/test_leaves.py", "--engine", "torch", "--engine",
                "tests.broken.hostile.hanging_backward", "--test-timeout", "600", f"--report={report}"]
     env = {key: value for key, value in os.environ.items() if key != "PYTEST_XDIST_WORKER"}
+    # SIGINT as Python's own default in the run: a shell that starts the project's tests in the
+    # background (`... &`) ignores it in every process below, and Python keeps an ignored SIGINT.
     run = subprocess.Popen(command, cwd=ROOT, env={**env, "HANGING_BACKWARD_SIGNAL": str(stuck)},
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           start_new_session=True)
+                           start_new_session=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 240
         while not stuck.exists() and run.poll() is None and time.monotonic() < deadline:
