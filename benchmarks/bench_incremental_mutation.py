@@ -1,22 +1,24 @@
 #!/usr/bin/env python
-"""An incremental mutation run after a one-line change to one reference op (issue 34: under 5
-minutes over all mutants, with a cache from a full run).
+"""Incremental mutation runs after a one-line change to one reference op (issue 34: under 5
+minutes over all mutants, with the test outcomes a full run stored).
 
-    python benchmarks/bench_incremental_mutation.py [-j 2] [--sample N] [--keep-cache]
+    python benchmarks/bench_incremental_mutation.py [-j 2] [--sample N] [--cache FILE]
 
-Three runs of `python -m tools.mutation run` on one cache (in a temporary folder, or
-.mutation-cache/bench.json with --keep-cache, which then skips the first run when it exists): a
-fresh one that fills it, the same again unchanged (everything reused), then one after a one-line
-edit of ReluBackward0.backward in reference/ops/elementwise.py (the same product, operands
-swapped), which is reverted afterwards. Prints each run's wall seconds (the whole command:
-collection, control and mutants) and how many verdicts it reused. Results go to the temporary
-folder, not to benchmarks/.
+Runs of `python -m tools.mutation run`, each on its own copy of one filled cache: the same
+checkout unchanged (everything reused), then after each of two one-line edits in
+reference/ops/elementwise.py (the same product, operands swapped; reverted afterwards): in
+ReluBackward0.backward, and in ExpBackward0.backward, whose op most random programs draw. The
+cache is FILE (e.g. .mutation-cache/results.json, which `run --fresh` fills; it is copied, never
+changed), or else one a fresh run fills first. Prints each run's wall seconds (the whole command:
+collection, control and mutants), the control's seconds and how many tests it ran, and how many
+verdicts were reused. Results go to a temporary folder, not to benchmarks/.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,7 +27,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EDITED = ROOT / "reference" / "ops" / "elementwise.py"
-BEFORE, AFTER = "return (grad * (result > 0),)", "return ((result > 0) * grad,)"
+EDITS = {  # label: (the line as it is, the line edited): each occurs once in EDITED
+    "ReluBackward0 edited": ("return (grad * (result > 0),)", "return ((result > 0) * grad,)"),
+    "ExpBackward0 edited": ("return (grad * conj(result),)", "return (conj(result) * grad,)"),
+}
 
 
 def run(folder: Path, cache: Path, options: list[str]) -> tuple[float, dict]:
@@ -38,31 +43,37 @@ def run(folder: Path, cache: Path, options: list[str]) -> tuple[float, dict]:
 
 
 def report(label: str, seconds: float, results: dict) -> None:
-    print(f"{label:<28} {seconds:7.1f} s  control {results['control_s']:5.1f} s  "
-          f"reused {results['reused']:4d} of {results['summary']['total']}  "
-          f"score {results['summary']['score']}", flush=True)
+    print(f"{label:<24} {seconds:7.1f} s  control {results['control_s']:5.1f} s "
+          f"({results['control_ran']} tests run)  reused {results['reused']:4d} of "
+          f"{results['summary']['total']}  score {results['summary']['score']}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-j", "--jobs", default="2")
     parser.add_argument("--sample", help="a seeded sample of this many mutants (default: all)")
-    parser.add_argument("--keep-cache", action="store_true")
+    parser.add_argument("--cache", type=Path, help="a filled cache to start from (copied)")
     args = parser.parse_args()
     options = ["-j", args.jobs, *(["--sample", args.sample] if args.sample else [])]
     source = EDITED.read_text()
-    assert source.count(BEFORE) == 1, f"{EDITED} changed: pick another one-line edit"
+    for before, _ in EDITS.values():
+        assert source.count(before) == 1, f"{EDITED} changed: pick another one-line edit"
     with tempfile.TemporaryDirectory(prefix="incremental-") as scratch:
         folder = Path(scratch)
-        cache = ROOT / ".mutation-cache" / "bench.json" if args.keep_cache else folder / "c.json"
-        if not cache.exists():
-            report("fresh (fills the cache)", *run(folder, cache, [*options, "--fresh"]))
-        report("unchanged", *run(folder, cache, options))
-        try:
-            EDITED.write_text(source.replace(BEFORE, AFTER))
-            report("ReluBackward0 edited", *run(folder, cache, options))
-        finally:
-            EDITED.write_text(source)
+        filled, work = folder / "filled.json", folder / "work.json"
+        if args.cache:
+            shutil.copy(args.cache, filled)
+        else:
+            report("fresh (fills the cache)", *run(folder, filled, [*options, "--fresh"]))
+        shutil.copy(filled, work)
+        report("unchanged", *run(folder, work, options))
+        for label, (before, after) in EDITS.items():
+            shutil.copy(filled, work)
+            try:
+                EDITED.write_text(source.replace(before, after))
+                report(label, *run(folder, work, options))
+            finally:
+                EDITED.write_text(source)
 
 
 if __name__ == "__main__":

@@ -224,11 +224,18 @@ def test_a_run_judges_mutants_in_one_session_against_the_control(tmp_path):
     assert results["summary"]["killed"] == 1 and results["summary"]["uncovered"] == 1
     assert results["coverage"] and "-k test_mul_div" in results["session"]
     assert MUL_SIGN_FLIP in (tmp_path / "results.md").read_text()
-    stored = json.loads((tmp_path / "cache.json").read_text())["mutants"][MUL_SIGN_FLIP]
-    assert stored["tests"] == [rows[MUL_SIGN_FLIP]["killed_by"]]
-    assert {"ops/arithmetic.py:mul", "walk.py:run_backward"} <= set(stored["functions"])
-    assert "ops/arithmetic.py:MulBackward0.backward" not in stored["functions"]  # the mutant ran
+    stored = Cache(tmp_path / "cache.json", "").runs
+    killer = stored[MUL_SIGN_FLIP]["tests"]
+    assert list(killer) == [rows[MUL_SIGN_FLIP]["killed_by"]]
+    functions = killer[rows[MUL_SIGN_FLIP]["killed_by"]]["functions"]
+    assert {"ops/arithmetic.py:mul", "walk.py:run_backward"} <= set(functions)
+    assert "ops/arithmetic.py:MulBackward0.backward" not in functions  # the mutant's def ran
+    control = stored[mutation_cache.CONTROL]["tests"]
+    assert len(control) == 2 and all(test["outcome"] == "passed" for test in control.values())
+    assert "ops/arithmetic.py:MulBackward0.backward" in control[rows[MUL_SIGN_FLIP]["killed_by"]][
+        "functions"]
     again = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert "(0 of 2 tests run" in again.stdout, again.stdout + again.stderr  # the control's too
     assert "2 of 2 mutants need no run (1 reused" in again.stdout, again.stdout + again.stderr
     rows = {row["id"]: row for row in json.loads((tmp_path / "results.json").read_text())["mutants"]}
     assert rows[MUL_SIGN_FLIP]["outcome"] == "killed" and rows[MUL_SIGN_FLIP]["cached"]
@@ -266,82 +273,141 @@ class _Args:
     keyword, test_timeout, timeout = "test_mul_div", 30.0, 300.0
 
 
+TESTS = ("suites/test_op_grads.py::mul", "suites/test_values.py::mul", "suites/test_graph.py::mul")
+MUL = ["ops/arithmetic.py:mul", "ops/arithmetic.py:MulBackward0.backward", "walk.py:run_backward"]
+ADD = ["ops/arithmetic.py:add", "ops/arithmetic.py:AddBackward0.backward", "walk.py:run_backward"]
+
+
 @pytest.fixture
 def stored(tmp_path, mutants, monkeypatch):
-    """A cache holding a killed and a surviving mutant of mul's backward, and `edit(name)`, which
-    changes the source of one function of reference/ (or of the test module) as the cache sees it."""
+    """A cache holding what three tests did under a killed and a surviving mutant of mul's
+    backward, and `edit(name)`, which changes the source of one function of reference/, a test
+    module or a test's entry in names.toml, as the cache sees it. The first two tests execute
+    mul, the third add; the killed mutant's run failed its second test."""
     functions, skeleton = executed.reference_sources()
-    functions, modules = dict(functions), {}
+    functions, modules, names = dict(functions), {}, {}
     monkeypatch.setattr(executed, "reference_sources", lambda: (functions, skeleton))
     monkeypatch.setattr(mutation_cache, "_module", lambda path: modules.get(path, "unchanged"))
+    monkeypatch.setattr(mutation_cache, "_names_entry", lambda nodeid: names.get(nodeid))
 
     def edit(name):
-        if name.startswith("suites/"):
+        if name.startswith("suites/") and "::" in name:
+            names[name] = "edited"
+        elif name.startswith("suites/"):
             modules[name] = "edited"
         else:
             functions[name] = "edited"
 
     by_id = {mutant.id: mutant for mutant in mutants}
     killed, survivor = by_id[MUL_SIGN_FLIP], by_id["ops/arithmetic.py:MulBackward0.backward:float32:1"]
-    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
-    ran = {"tests": ["suites/test_op_grads.py::mul", "suites/test_values.py::mul"],
-           "functions": ["ops/arithmetic.py:mul", "walk.py:run_backward"]}
-    cache.store(killed, {"outcome": "killed", "seconds": 1.0, "returncode": 0,
-                         "killed_by": "suites/test_values.py::mul"}, ran)
-    cache.store(survivor, {"outcome": "survived", "seconds": 2.0, "returncode": 0,
-                           "killed_by": None}, ran)
+    cache = _cache(tmp_path)
+    ran = [{"nodeid": TESTS[0], "outcome": "passed", "functions": MUL},
+           {"nodeid": TESTS[1], "outcome": "failed", "functions": MUL[:1]},
+           {"nodeid": TESTS[2], "outcome": "passed", "functions": ADD}]
+    cache.store(killed, {"outcome": "killed", "seconds": 1.0, "killed_by": TESTS[1]}, {}, ran[:2])
+    cache.store(survivor, {"outcome": "survived", "seconds": 2.0, "killed_by": None}, {},
+                [ran[0], {**ran[1], "outcome": "passed"}, ran[2]])
+    cache.store(None, {"outcome": "survived", "seconds": 3.0, "killed_by": None}, {},
+                [{**test, "outcome": "passed"} for test in ran])
     cache.store(by_id["ops/arithmetic.py:MulBackward0.backward:sign_flip:2"],
-                {"outcome": "error", "seconds": 0.0, "returncode": 3, "killed_by": None}, ran)
+                {"outcome": "error", "seconds": 0.0, "killed_by": None}, {}, ran)
     cache.save()
-    return killed, survivor, ran["tests"], edit
+    return killed, survivor, edit
 
 
-def _reused(path, killed, survivor, tests, **options):
-    cache = Cache(path, mutation_cache.harness(_Args), **options)
-    return [bool(cache.lookup(mutant, tests, tests)) for mutant in (killed, survivor)]
+def _cache(tmp_path, args=_Args, **options) -> Cache:
+    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(args), **options)
+    cache.begin(["tensor.py:init"])
+    return cache
+
+
+def _plans(tmp_path, killed, survivor, tests=TESTS, **options):
+    """The plans of the control, the killed mutant and the survivor, from the stored cache."""
+    cache = _cache(tmp_path, **options)
+    return [cache.plan(mutant, list(tests), tests) for mutant in (None, killed, survivor)]
+
+
+def _reused(plans) -> list[bool]:
+    return [plan.verdict is not None for plan in plans]
 
 
 def test_an_unchanged_verdict_is_reused_and_fresh_reuses_none(tmp_path, stored):
-    killed, survivor, tests, _ = stored
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [True, True]
-    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
-    assert cache.lookup(killed, tests, tests)["killed_by"] == "suites/test_values.py::mul"
-    assert set(cache.entries) == {killed.id, survivor.id}  # an error is never stored
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests, fresh=True) == [False, False]
+    killed, survivor, _ = stored
+    control, dead, alive = _plans(tmp_path, killed, survivor)
+    assert control.verdict["outcome"] == alive.verdict["outcome"] == "survived"
+    assert dead.verdict["outcome"] == "killed" and dead.verdict["killed_by"] == TESTS[1]
+    assert set(_cache(tmp_path).runs) == {mutation_cache.CONTROL, killed.id, survivor.id}  # no error
+    assert _reused(_plans(tmp_path, killed, survivor, fresh=True)) == [False, False, False]
 
 
-def test_a_changed_function_reruns_its_mutants_and_those_whose_runs_executed_it(tmp_path, stored):
-    killed, survivor, tests, edit = stored
-    edit("graph.py:Node.save")  # executed by neither run
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [True, True]
-    edit("walk.py:run_backward")  # executed by both
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+def test_a_changed_function_reruns_only_the_tests_that_executed_it(tmp_path, stored):
+    """The control and the survivor run again the tests that executed the changed function and
+    keep the others' outcomes; the killed mutant stays killed while its killer did not execute
+    it (an earlier test that did passed, and passing decides nothing)."""
+    killed, survivor, edit = stored
+    edit("graph.py:Node.save")  # executed by no test
+    assert _reused(_plans(tmp_path, killed, survivor)) == [True, True, True]
+    edit("ops/arithmetic.py:AddBackward0.backward")  # executed by the third test only
+    control, dead, alive = _plans(tmp_path, killed, survivor)
+    assert control.run == alive.run == [TESTS[2]] and dead.verdict["killed_by"] == TESTS[1]
+    assert set(alive.kept) == set(TESTS[:2])
+    edit("ops/arithmetic.py:mul")  # executed by all but the third; the killer among them
+    control, dead, alive = _plans(tmp_path, killed, survivor)
+    assert control.run == alive.run == list(TESTS) and not dead.kept
+    assert dead.run == list(TESTS) and dead.stale == TESTS[1]  # its old killer goes first
+
+
+def test_the_session_s_code_and_code_that_keeps_state_count_for_every_test(tmp_path, stored):
+    killed, survivor, _ = stored
+    cache = _cache(tmp_path)
+    cache.begin(["tensor.py:init", "graph.py:Node.save"])  # the session executed more
+    assert not any(cache.plan(mutant, list(TESTS), TESTS).verdict
+                   for mutant in (None, killed, survivor))
+    kept = textwrap.dedent("""
+        @functools.lru_cache(maxsize=None)
+        def cached(x):
+            return x
+        def warn_once():
+            global _warned
+            _warned = True
+        def plain(x):
+            return x
+        """)
+    assert [executed.keeps_state(func) for func in ast.parse(kept).body] == [True, True, False]
 
 
 def test_the_mutated_function_s_own_change_reruns_its_mutants(tmp_path, stored):
-    killed, survivor, tests, edit = stored
+    killed, survivor, edit = stored
     edit("ops/arithmetic.py:MulBackward0.backward")
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+    control, dead, alive = _plans(tmp_path, killed, survivor)
+    assert not dead.kept and not alive.kept and control.run == [TESTS[0]]
 
 
-def test_a_changed_test_module_or_option_invalidates_what_it_ran(tmp_path, stored):
-    killed, survivor, tests, edit = stored
-    edit("suites/test_values.py")
-    assert _reused(tmp_path / "cache.json", killed, survivor, tests) == [False, False]
+def test_a_changed_test_module_names_entry_or_option_invalidates_its_tests(tmp_path, stored):
+    killed, survivor, edit = stored
+    edit("suites/test_values.py")  # the killer's module
+    control, dead, alive = _plans(tmp_path, killed, survivor)
+    assert control.run == alive.run == [TESTS[1]] and dead.stale == TESTS[1]
+    edit("suites/test_graph.py::mul")  # its entry in names.toml, which may skip it
+    assert _plans(tmp_path, killed, survivor)[2].run == [TESTS[1], TESTS[2]]
     class Other(_Args):
         keyword = None
-    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(Other))
-    assert cache.lookup(killed, tests, tests) is None
+    assert _reused(_plans(tmp_path, killed, survivor, args=Other)) == [False, False, False]
 
 
-def test_a_survivor_reruns_when_a_test_reaches_it_anew(tmp_path, stored):
+def test_a_survivor_runs_the_tests_that_reach_it_anew(tmp_path, stored):
     """A killed mutant stays killed by the test that killed it; a survivor must face every test
-    that now covers its site."""
-    killed, survivor, tests, _ = stored
-    cache = Cache(tmp_path / "cache.json", mutation_cache.harness(_Args))
-    more = [*tests, "suites/test_graph.py::new"]
-    assert cache.lookup(killed, more, more) and not cache.lookup(survivor, more, more)
-    assert not cache.lookup(killed, tests, tests[:1])  # a test it ran is no longer collected
+    that now covers its site, and only those; a stored outcome of a test no longer collected
+    counts for nothing."""
+    killed, survivor, _ = stored
+    cache = _cache(tmp_path)
+    more = [*TESTS, "suites/test_graph.py::new"]
+    assert cache.plan(killed, more, more).verdict
+    assert cache.plan(survivor, more, more).run == ["suites/test_graph.py::new"]
+    assert cache.plan(survivor, list(TESTS[:2]), TESTS[:2]).verdict  # no longer covered: fine
+    collected = [TESTS[0], TESTS[2]]  # the killer is gone: the tests it left run
+    assert cache.plan(killed, collected, collected).run == [TESTS[2]]
+    assert list(cache.plan(killed, collected, collected).kept) == [TESTS[0]]
 
 
 # ----- the plumbing operators: loops that iterate wrongly ----------------------------------------

@@ -25,11 +25,12 @@ executes is `uncovered`, a survivor that need not run (`runner.covering_tests`).
 benchmarks/RESULTS-mutation.md and benchmarks/mutation.json (`results`). Mutants listed with a
 reason in tools/mutation/equivalent.txt are equivalent: they leave the score's denominator.
 
-Runs are incremental (`cache`): each verdict is stored in .mutation-cache/results.json with a
-fingerprint of the mutant and its function, the tests its run ran, the reference functions that
-run executed (`executed` imports the engine instrumented to record them) and the harness; a later
-run reuses the verdicts whose fingerprint has not changed, so after a one-line change to an op
-only that op's mutants and those whose runs executed it run again. The control always runs
-(only it says that the suites still pass, and which tests now reach each site). `run --fresh`
-reuses nothing.
+Runs are incremental (`cache`): what each test did in each run, the control's and every
+mutant's, is stored in .mutation-cache/results.json with a fingerprint of the run (the mutant and
+its function), the test (its module), the reference functions that test executed (`executed`
+imports the engine instrumented to record them, test by test) and the harness; a later run reuses
+every stored test outcome whose fingerprint has not changed. So after a one-line change to an op,
+the control runs again only the tests that executed that op, and a mutant runs again only if the
+test that killed it executed it (a survivor: only its covering tests that executed it). `run
+--fresh` reuses nothing.
 """

@@ -72,6 +72,7 @@ def cmd_run(args) -> int:
     meta = {"date": datetime.date.today().isoformat(), "command": " ".join([PROG, *sys.argv[1:]]),
             "generated": len(generated), "cpus": os.cpu_count(), "jobs": args.jobs,
             "wall_s": round(wall, 1), "control_s": control["seconds"], "coverage": traced,
+            "control_ran": control.get("ran"),
             "reused": sum(bool(row.get("cached")) for row in rows),
             "session": " ".join(["python -m pytest",
                                  *runner.pytest_args(args.test_timeout, args.keyword)])}

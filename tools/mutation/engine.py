@@ -19,7 +19,7 @@ if _os.environ.get(_executed.RAN_FILE):
 from autograd_conformance import reference as _reference  # noqa: E402
 from tools.mutation import mutants as _mutants  # noqa: E402
 
-name = "mutant_engine"
+name = _mutants.ENGINE_NAME
 version = _reference.version
 capabilities = _reference.capabilities
 to_numpy = _reference.to_numpy

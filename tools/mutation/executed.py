@@ -1,13 +1,14 @@
-"""Which functions of the reference engine a run executed, and fingerprints of their source: what
+"""Which functions of the reference engine each test executed, and fingerprints of their source:
 an incremental run (`cache`) compares to know that a stored verdict still holds.
 
 Tracing every call (sys.settrace) doubled the suites' time, so `record` instead imports
 reference/ from sources that say so themselves: each outermost function (a module's function, a
 class's method; a nested function or lambda is part of the function around it) starts with a
 call that adds its name, `file:qualname`, to `RAN`. That costs a set insertion per call. The
-session records from before it imports the engine, so what imports and collection execute is in
-every run's set (a child inherits it when forked); a test that starts the engine in a process of
-its own (`fresh_process`) records there too, into the file the variable `RAN_FILE` names.
+session records from before it imports the engine, so `RAN` holds what imports and collection
+executed when it forks a run's child (`cache.Cache.begin`); the child then empties it before
+each test, to record what that test executes; a test that starts the engine in a process of its
+own (`fresh_process`) records there too, into the file the variable `RAN_FILE` names.
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def digest(*parts) -> str:
 def reference_sources() -> tuple[dict[str, str], str]:
     """({`file:qualname`: a digest of the function's lines and where it starts}, a digest of the
     rest of reference/: every module with its outermost functions' bodies left out, i.e. imports,
-    constants, class attributes, signatures, defaults and decorators). A line inserted above a
-    function changes its digest: a traceback shows line numbers. Read once per process."""
+    constants, class attributes, signatures, defaults and decorators, but for the functions that
+    keep state between calls (`keeps_state`), whole: what they did in one test can decide
+    another, so they count for every test). A line inserted above a function changes its
+    digest: a traceback shows line numbers. Read once per process."""
     functions, skeletons = {}, []
     for path in sorted(REFERENCE.rglob("*.py")):
         file = path.relative_to(REFERENCE).as_posix()
@@ -121,9 +124,18 @@ def reference_sources() -> tuple[dict[str, str], str]:
         for qualname, func in outermost_functions(tree):
             functions[f"{file}:{qualname}"] = digest(func.lineno,
                                                      lines[func.lineno - 1:func.end_lineno])
-            func.body = [ast.Pass()]
+            if not keeps_state(func):
+                func.body = [ast.Pass()]
         skeletons.append((file, ast.dump(tree)))
     return functions, digest(skeletons)
+
+
+def keeps_state(func: ast.FunctionDef) -> bool:
+    """Whether a function keeps state from one call to the next: it is cached (a decorator
+    whose name says so: functools.cache, lru_cache) or it assigns a module's global."""
+    decorators = [ast.unparse(decorator) for decorator in func.decorator_list]
+    return (any("cache" in decorator for decorator in decorators)
+            or any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(func)))
 
 
 def functions_digest(names) -> str:

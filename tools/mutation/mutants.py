@@ -127,6 +127,7 @@ def find(mutant_id: str) -> Mutant:
 # The environment variable that names (by ID) the mutant of a run's child, which a process the
 # child's tests start installs when it imports the engine afresh (tools/mutation/engine.py).
 MUTANT_VARIABLE = "AUTOGRAD_CONFORMANCE_MUTANT"
+ENGINE_NAME = "mutant_engine"  # the engine's name in the control and every mutant (engine.py)
 
 
 def install(mutant: Mutant) -> None:

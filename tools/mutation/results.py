@@ -73,10 +73,13 @@ def write_results(rows: list[dict], summary: dict, meta: dict, markdown: Path,
         f"Machine: {meta['cpus']} CPUs, `-j {meta['jobs']}`; wall time {meta['wall_s']:.0f} s "
         f"({meta['wall_s'] / 60:.1f} min), after a {meta['control_s']:.0f} s control run of the "
         "unmutated engine", "",
-        f"Incremental: {meta.get('reused', 0)} of {summary['total']} verdicts reused from an "
-        "earlier run (their function, tests, executed reference code and harness unchanged: "
+        f"Incremental: {meta.get('reused', 0)} of {summary['total']} verdicts reused from the "
+        "test outcomes stored by earlier runs (each kept while its mutant, its test, the "
+        "reference code that test executed and the harness are unchanged: "
         f"tools/mutation/cache.py), {summary['total'] - meta.get('reused', 0)} judged in this "
-        "run.", "",
+        "run, each running only the covering tests without a stored outcome that still holds; "
+        f"the control ran {meta.get('control_ran', 'all')} tests (the others' stored outcomes "
+        "and coverage held).", "",
         f"One session, `{meta['session']}`, collects the suites; each mutant runs in a child "
         "forked from it, with the tests that executed its site in the control (every test where "
         "coverage was off), those that killed other mutants of its function first, then the "

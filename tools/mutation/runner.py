@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tools.mutation import executed
-from tools.mutation.cache import Cache
+from tools.mutation.cache import Cache, Plan
 from tools.mutation.mutants import MUTANT_VARIABLE, Mutant, install
 from tools.mutation.targets import PACKAGE, ROOT, tangent_line
 
@@ -45,9 +45,11 @@ def run(mutants: list[Mutant], args, cache: Cache) -> tuple | None:
 
     def work(items: dict):
         """In the session, once the suites are collected: the control, then the mutants."""
-        control, coverage = _control(args, items)
+        cache.begin(executed.RAN)  # what the session executed: every run inherits it
+        control, coverage = _control(args, items, cache)
         print("control skipped" if args.no_control else
-              f"control (unmutated engine): {control['outcome']} in {control['seconds']:.1f}s",
+              f"control (unmutated engine): {control['outcome']} in {control['seconds']:.1f}s"
+              f" ({control['ran']} of {len(items)} tests run, the others' outcomes stored)",
               flush=True)
         if control["outcome"] != "survived":
             print("the suites do not pass on the unmutated engine; no mutant can be judged:\n"
@@ -69,20 +71,29 @@ def run(mutants: list[Mutant], args, cache: Cache) -> tuple | None:
     return collected.result
 
 
-def _control(args, items: dict) -> tuple[dict, dict | None]:
-    """The unmutated engine's run of every test (split among `--jobs` children), and the lines
-    of reference/ each test executed (None: not traced)."""
+def _control(args, items: dict, cache: Cache) -> tuple[dict, dict | None]:
+    """The unmutated engine's run of every test whose stored outcome no longer holds (split
+    among `--jobs` children), and the lines of reference/ each test executed, stored or traced
+    now (None: not traced; then every test runs and nothing is stored)."""
     if args.no_control:
-        return {"outcome": "survived", "seconds": 0.0}, None
+        return {"outcome": "survived", "seconds": 0.0, "ran": 0}, None
     trace = not args.no_coverage
-    parts = [(None, list(items)[part::args.jobs]) for part in range(args.jobs)]
+    plan = cache.plan(None, list(items), items) if trace else Plan(run=list(items))
+    parts = [(None, plan.run[part::args.jobs]) for part in range(args.jobs) if plan.run]
     results = schedule(parts, lambda mutant, tests: Child(items, mutant, tests, trace),
                        args.jobs, max(args.timeout, CONTROL_TIMEOUT))
     control = next((result for result in results if result["outcome"] != "survived"),
-                   {"outcome": "survived", "seconds": max(r["seconds"] for r in results)})
-    coverage = {nodeid: test for result in results
-                for nodeid, test in result.get("coverage", {}).items()}
-    return control, coverage if trace else None
+                   {"outcome": "survived", "returncode": 0, "killed_by": None,
+                    "seconds": max((r["seconds"] for r in results), default=0.0)})
+    tests = [test for result in results for test in result.get("tests", ())]
+    control["ran"] = len(tests)
+    if not trace:
+        return control, None
+    if control["outcome"] == "survived":
+        cache.store(None, control, plan.kept, tests)
+    coverage = {nodeid: {"seconds": test["seconds"], "lines": test["lines"]}
+                for nodeid, test in [*plan.kept.items(), *((t["nodeid"], t) for t in tests)]}
+    return control, coverage
 
 
 def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None,
@@ -96,13 +107,16 @@ def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None,
     known = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
                          "killed_by": None}
              for mutant in mutants if not tests[mutant.id]}
+    plans = {}
     for mutant in mutants:
-        stored = mutant.id not in known and cache.lookup(mutant, tests[mutant.id], items)
-        if stored:
-            known[mutant.id] = {**stored, "cached": True}
+        if mutant.id not in known:
+            plans[mutant.id] = cache.plan(mutant, tests[mutant.id], items)
+            if plans[mutant.id].verdict:
+                known[mutant.id] = {**plans[mutant.id].verdict, "cached": True}
     order = [mutant for mutant in mutants if mutant.id not in known]
     print(f"{len(mutants) - len(order)} of {len(mutants)} mutants need no run "
-          f"({sum('cached' in result for result in known.values())} reused from {cache.path})",
+          f"({sum('cached' in result for result in known.values())} reused from {cache.path}); "
+          f"the others run {sum(len(plans[mutant.id].run) for mutant in order)} tests at most",
           flush=True)
     random.Random(args.seed).shuffle(order)
     deadline = time.monotonic() + 60 * args.budget if args.budget else None
@@ -110,12 +124,13 @@ def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None,
 
     def report(mutant, result):
         killers.record(mutant, result)
-        cache.store(mutant, result, result.pop("ran", None))
+        cache.store(mutant, result, plans[mutant.id].kept, result.pop("tests", []))
         done["n"] += 1
         print(f"[{done['n']}/{len(order)}] {result['outcome']:<8} {result['seconds']:6.1f}s "
               f"{mutant.id} ({len(tests[mutant.id])} tests)", flush=True)
 
-    results = schedule([(mutant, lambda mutant: killers.order(mutant, tests[mutant.id]))
+    results = schedule([(mutant, lambda mutant: killers.order(mutant, plans[mutant.id].run,
+                                                                 plans[mutant.id].stale))
                         for mutant in order],
                        lambda mutant, chosen: Child(items, mutant, chosen), args.jobs,
                        args.timeout, deadline, report)
@@ -139,6 +154,7 @@ def pytest_args(test_timeout: float, keyword: str | None = None) -> list[str]:
     summary (the session itself runs no test); `keyword`: pytest's -k, to run only some tests."""
     return [SUITES, "--engine", ENGINE, "--hypothesis-profile", "ci", "-q", "-s",
             "-p", "no:cacheprovider", "-n", "0", "--assert=plain", "--no-report",
+            "--no-set-aside", "--unresponsive-after", "0",
             "-p", "no:autograd-conformance-report", "-p", "tests.support.probe",
             "--test-timeout", f"{test_timeout:g}", *(["-k", keyword] if keyword else [])]
 
@@ -161,16 +177,17 @@ class Collected:
 class Child:
     """One run (a mutant, or None: the control) of `tests` (node IDs, in order) in a child forked
     from the collecting session: it installs the mutant, runs the tests until the first failure,
-    and writes what happened (with `trace`, also the lines of reference/ that each test executed:
-    the result's "coverage"). Its output goes to a log file, so that polling never blocks."""
+    and writes what each test did as it ends (its outcome and the functions of reference/ it
+    executed, for the cache; with `trace`, also how long it took and the lines of reference/ it
+    executed: the control's coverage). Its output goes to a log file, so that polling never
+    blocks."""
 
     def __init__(self, items: dict, mutant: Mutant | None, tests: list[str],
                  trace: bool = False):
         self.mutant = mutant
         self.scratch = tempfile.TemporaryDirectory(prefix="mutant-")
         directory = Path(self.scratch.name)
-        self.log, self.outcomes = directory / "log", directory / "outcomes.json"
-        self.coverage, self.ran = directory / "coverage.json", directory / "ran.json"
+        self.log, self.tests = directory / "log", directory / "tests.jsonl"
         sys.stdout.flush()
         sys.stderr.flush()
         self.started = time.perf_counter()
@@ -178,7 +195,7 @@ class Child:
         if self.pid == 0:  # the child never returns into the parent's code, whatever happens
             code = 3
             try:
-                self._run([items[nodeid] for nodeid in tests], trace)
+                self._run([items[nodeid] for nodeid in tests], trace, directory)
                 code = 0
             except BaseException:  # noqa: BLE001 - reported in the log, judged an error
                 import traceback
@@ -188,12 +205,11 @@ class Child:
                 sys.stderr.flush()
                 os._exit(code)
 
-    def _run(self, items: list, trace: bool) -> None:
+    def _run(self, items: list, trace: bool, directory: Path) -> None:
         os.setpgrp()  # a time-out kills the processes its tests started too
         descriptor = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
         os.dup2(descriptor, 1)
         os.dup2(descriptor, 2)
-        os.environ[executed.RAN_FILE] = str(self.ran.with_suffix(".fresh"))  # fresh_process
         if self.mutant is not None:
             install(self.mutant)
             # for a test that starts the engine in a new process (tools/mutation/engine.py)
@@ -201,19 +217,20 @@ class Child:
         outcomes = _Outcomes()
         if items:
             items[0].config.pluginmanager.register(outcomes)
-        ran = []
-        for index, item in enumerate(items):
-            following = items[index + 1] if index + 1 < len(items) else None
-            ran.append(item.nodeid)
-            with outcomes.traced(item) if trace else contextlib.nullcontext():
-                item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
-            if outcomes.failed:
-                break
-        functions = executed.RAN | executed.read_ran_file(self.ran.with_suffix(".fresh"))
-        self.ran.write_text(json.dumps({"tests": ran, "functions": sorted(functions)}))
-        self.outcomes.write_text(json.dumps(outcomes.failed))
-        if trace:
-            self.coverage.write_text(json.dumps(outcomes.tests))
+        with open(self.tests, "w") as written:
+            for index, item in enumerate(items):
+                following = items[index + 1] if index + 1 < len(items) else None
+                fresh = directory / f"ran-{index}"  # a fresh_process test's own process
+                os.environ[executed.RAN_FILE] = str(fresh)
+                executed.RAN.clear()  # what the session ran counts for every test (Cache.begin)
+                with outcomes.traced(item) if trace else contextlib.nullcontext():
+                    item.ihook.pytest_runtest_protocol(item=item, nextitem=following)
+                test = {"nodeid": item.nodeid, "outcome": outcomes.outcome(item),
+                        "functions": sorted(executed.RAN | executed.read_ran_file(fresh))}
+                written.write(json.dumps({**test, **outcomes.tests.get(item.nodeid, {})}) + "\n")
+                written.flush()
+                if test["outcome"] != "passed":
+                    break
 
     def poll(self) -> int | None:
         """The exit code once the run has ended, else None."""
@@ -227,45 +244,46 @@ class Child:
 
     def result(self, returncode: int | None) -> dict:
         """What happened: killed (a test failed), timeout (the run or a test ran out of time: a
-        hang, counted as killed), survived (every test passed), or error (the run broke off)."""
+        hang, counted as killed), survived (every test passed), or error (the run broke off);
+        "tests": what each test that ended did (see the class)."""
         seconds = time.perf_counter() - self.started
         output = self.log.read_text(errors="replace") if self.log.exists() else ""
-        failed = json.loads(self.outcomes.read_text()) if self.outcomes.exists() else None
-        coverage = json.loads(self.coverage.read_text()) if self.coverage.exists() else None
-        ran = json.loads(self.ran.read_text()) if self.ran.exists() else None
+        tests = ([json.loads(line) for line in self.tests.read_text().splitlines()]
+                 if self.tests.exists() else [])
         self.scratch.cleanup()
-        if returncode is None or failed and failed[0]["timeout"]:
+        failed = next((test for test in tests if test["outcome"] != "passed"), None)
+        if returncode is None or failed and failed["outcome"] == "timeout":
             outcome = "timeout"
-        elif returncode == 0 and failed is not None:
+        elif returncode == 0:
             outcome = "killed" if failed else "survived"
         else:
             outcome = "error"
         result = {"outcome": outcome, "seconds": round(seconds, 2), "returncode": returncode,
-                  "killed_by": failed[0]["nodeid"] if failed else None}
+                  "killed_by": failed["nodeid"] if failed else None, "tests": tests}
         if outcome in ("error", "survived") or self.mutant is None:
             result["tail"] = "\n".join(output.splitlines()[-12:])
-        if coverage is not None:
-            result["coverage"] = coverage
-        if ran is not None and outcome != "error":
-            result["ran"] = ran  # for the cache: what decided the outcome
         return result
 
 
 class _Outcomes:
-    """pytest plugin of a child: the failures of its run, and (with `trace`) which lines of
-    reference/ each test executed, written as JSON {node ID: {"seconds": s, "lines": {file under
+    """pytest plugin of a child: the outcome of each test it ran, and (with `traced`) which
+    lines of reference/ each test executed, as {node ID: {"seconds": s, "lines": {file under
     reference/: [line, ...]}}}: the control's coverage (see `covering_tests`); `"lines": null`
     for a test marked `fresh_process`, which runs the engine in a process of its own too."""
 
     def __init__(self):
-        self.failed: list[dict] = []
+        self.failed: dict[str, str] = {}
         self.tests: dict[str, dict] = {}
         self.lines: dict[str, set] = {}
 
     def pytest_runtest_logreport(self, report):
-        if report.failed:
-            self.failed.append({"nodeid": report.nodeid,
-                                "timeout": "TimeLimitExceeded" in report.longreprtext})
+        if report.failed and report.nodeid not in self.failed:
+            timeout = "TimeLimitExceeded" in report.longreprtext
+            self.failed[report.nodeid] = "timeout" if timeout else "failed"
+
+    def outcome(self, item) -> str:
+        """passed (or skipped), failed, or timeout: the harness's time limit stopped it."""
+        return self.failed.get(item.nodeid, "passed")
 
     @contextlib.contextmanager
     def traced(self, item):
@@ -313,9 +331,11 @@ class Killers:
     def __init__(self):
         self.kills: Counter = Counter()
 
-    def order(self, mutant: Mutant, tests: list[str]) -> list[str]:
+    def order(self, mutant: Mutant, tests: list[str], first: str | None = None) -> list[str]:
+        """`tests` in the order to run them; `first` (the test that killed the mutant in a
+        stored run) before any other."""
         function = (mutant.file, mutant.qualname)
-        return sorted(tests, key=lambda nodeid: -self.kills[function, nodeid])
+        return sorted(tests, key=lambda nodeid: (nodeid != first, -self.kills[function, nodeid]))
 
     def record(self, mutant: Mutant, result: dict) -> None:
         if result["killed_by"]:
