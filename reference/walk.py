@@ -8,6 +8,7 @@ AccumulateGrad node runs a leaf's post-accumulate hooks as it accumulates (graph
 """
 import heapq
 import itertools
+import sys
 import threading
 import warnings
 
@@ -17,6 +18,9 @@ from . import anomaly, grad_mode, node_hooks
 from .tensor import Tensor, make
 
 _NOTHING_ARRIVED = itertools.repeat(None)  # the outputs of a node that did not run
+# sys.getrefcount of a tensor that only one local variable references (and the call's argument):
+# torch's AccumulateGrad keeps a gradient tensor that nothing else references (ACC-14)
+_ONLY_HERE = 2
 
 
 def _count_dependents(roots):
@@ -85,7 +89,8 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
     delivered, with the sum of what arrived (MISC-1, HOOK-10); an op has one edge per operand, so
     the same tensor in both slots gets both contributions (MISC-2). Among the nodes ready to run,
     the most recently created one goes first, which is torch's order (HOOK-13; it decides, for
-    instance, which modified saved tensor an error names first). With `targets` None every reached
+    instance, which modified saved tensor an error names first), and leaves' accumulations before
+    any, in the order they became ready (which of two leaves keeps a gradient, ACC-14). With `targets` None every reached
     leaf accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
     (backward(inputs=...), autograd.grad), and with `run_targets` the targets' own nodes too, as
@@ -108,8 +113,10 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
     needed = None
     if targets is not None:
         needed = _leading_to(pending, targets) | (targets.keys() if run_targets else set())
-    this_pass = BackwardPass(set(dependents) | set(pending), needed, targets, held=list(grads))
-    ready = [(node._sequence, id(node), node) for node in pending if node not in dependents]
+    this_pass = BackwardPass(set(dependents) | set(pending), needed, targets, held=list(grads),
+                             pending=pending)
+    queued = itertools.count()  # among nodes of one rank (leaves' accumulations), first come first
+    ready = [(node._sequence, next(queued), node) for node in pending if node not in dependents]
     heapq.heapify(ready)
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
@@ -121,15 +128,11 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
             outputs = ()
             if grad is not None and this_pass.executes(node):
                 if node._pre_hooks is not None or node._retained is not None:
-                    hooked = _run_tensor_hooks(node, grad)
-                    if hooked is not grad:  # a hook's tensor, which its maker may hold
-                        this_pass.held.append(hooked)
-                    grad = hooked
+                    grad = _run_tensor_hooks(node, grad)
                 if targets is not None and node in targets:
                     targets[node](grad)
                 if needed is None or node in needed:
                     outputs = _call(node, grad)
-                    this_pass.note_shared(outputs)
                     if anomaly.state.enabled and anomaly.state.check_nan:
                         anomaly.check_outputs(node, outputs)
                     if not keep_graph and node._saved:
@@ -142,7 +145,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
                 left = dependents[child] - 1
                 dependents[child] = left
                 if not left:
-                    heapq.heappush(ready, (child._sequence, id(child), child))
+                    heapq.heappush(ready, (child._sequence, next(queued), child))
     except Exception:
         if anomaly.state.enabled:
             anomaly.report_failure(node)
@@ -155,27 +158,30 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
 class BackwardPass:
     """One run of `run_backward`, as a hook may ask about it (autograd.graph's multi-grad hook):
     which nodes it executes, and which gradient arrays something besides the input they reach
-    holds (`held`: the roots' gradients, which are the caller's, arrays a tensor hook returned,
-    an array a node hands to two inputs or more), so that no leaf keeps one as its .grad
-    (`owns`, graph.accumulate_into, ACC-14)."""
+    holds, so that no leaf keeps one as its .grad (`owns`, graph.accumulate_into, ACC-14): the
+    roots' gradients, which are the caller's (`held`), arrays of tensors that a tensor hook
+    returned and something else still references (`hold`), and arrays still waiting for another
+    node of the pass (`pending`: one a node handed to two inputs or more)."""
 
-    def __init__(self, reached, needed, targets, held):
+    def __init__(self, reached, needed, targets, held, pending):
         self.reached, self.needed, self.targets = reached, needed, targets or {}
-        self.held = held
+        self.held, self.pending = held, pending
 
-    def note_shared(self, outputs):
-        """A node's gradients for its inputs: an array it hands to more than one is held."""
-        arrays = [grad for grad in outputs if isinstance(grad, np.ndarray)]
-        self.held.extend(grad for k, grad in enumerate(arrays)
-                         if any(grad is other for other in arrays[:k]))
+    def hold(self, array):
+        self.held.append(array)
 
     def owns(self, array):
         """Whether a leaf may keep `array` as its .grad, as torch's AccumulateGrad keeps ("steals")
-        a gradient that no other tensor holds (ACC-14): a writable view that backward made of
-        another array (through reshaping views and sums over dims of size 1, of the caller's
-        gradient, which later passes then add into), held by nothing else."""
+        a gradient tensor that nothing else references (ACC-14): a writable view that backward
+        or a hook made of another array (through reshaping views and sums over dims of size 1,
+        of the caller's gradient, which later passes then add into), held by nothing else. So
+        of two leaves that one node hands the same view, as add does, the one accumulated first
+        copies it and the last keeps it."""
+        waiting = (value for slots in self.pending.values()
+                   for value in (slots if isinstance(slots, list) else [slots]))
         return (array.base is not None and array.flags.writeable
-                and not any(array is held for held in self.held))
+                and not any(array is held for held in self.held)
+                and not any(array is value for value in waiting))
 
     def executes(self, node):
         """Whether this pass hands `node` its gradient: a node reached from the roots, and for
@@ -223,6 +229,9 @@ def _run_tensor_hooks(node, grad):
     for hook in (node._pre_hooks or {}).values():
         replaced = hook(value)
         if replaced is not None:
+            others = sys.getrefcount(replaced) - _ONLY_HERE - (replaced is value)
+            if others and isinstance(replaced, Tensor):  # its maker still holds it (ACC-14)
+                current_pass().hold(replaced._array)
             value = node_hooks.replacement(hook, replaced, value)
     retained = node._retained() if node._retained is not None else None
     if retained is not None:

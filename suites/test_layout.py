@@ -290,6 +290,59 @@ def test_a_reshaping_path_stores_a_view_of_the_gradient(engine, data):
                        oracle="g + w: the later pass added into g, which x.grad is a view of")
 
 
+@behaviour("ACC-14")
+@needs("views")
+@given(data=st.data(), y_first=st.booleans())
+def test_of_two_leaves_given_one_gradient_the_last_accumulated_keeps_it(engine, data, y_first):
+    """(a + b)<path>.backward(g), {a, b} = {x, y} in a drawn order and the path reshaping views:
+    add hands one view of g to both leaves, and torch 2.13 copies it into the .grad of the first
+    operand (its accumulation runs while the second's still holds the view) and keeps it as the
+    second's, so a later pass into the second's .grad adds into g, one into the first's does not."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    path = data.draw(_gradient_paths(shape, copying=False), label="path")
+    g = data.draw(cotangents(np.shape(_run_path(path, np.zeros(shape))), dtype), label="g")
+    w, u = (data.draw(values(shape, dtype), label=label) for label in ("w", "u"))
+    first, second = ("y", "x") if y_first else ("x", "y")
+    through = _through(path, g, shape)
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"y = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"g = {tensor_literal(g, dtype)}",
+               f"({first} + {second}){''.join(step.text for step in path)}.backward(g)",
+               f"({first} * {tensor_literal(w, dtype)}).sum().backward()",
+               f"({second} * {tensor_literal(u, dtype)}).sum().backward()")
+    script.check_close(f"{first}.grad", through + w, dtype=dtype, oracle="J^T g + w: a copy")
+    script.check_close(f"{second}.grad", through + u, dtype=dtype, oracle="J^T g + u")
+    script.check_close("g", (through + u).reshape(g.shape), dtype=dtype,
+                       oracle=f"g + u: only the later pass into {second}.grad added into g")
+
+
+@behaviour("ACC-14")
+@needs("hooks", "views")
+@given(data=st.data(), returned=st.sampled_from(["a new view of k", "a view the caller holds",
+                                                 "k itself"]))
+def test_a_leaf_keeps_a_hook_s_tensor_that_nothing_else_holds(engine, data, returned):
+    """A hook on leaf x returns, in place of its gradient, a view of a tensor k that the caller
+    holds: torch 2.13 keeps as x.grad a view made in the hook, which nothing else references (so
+    a later pass into x.grad, the hook removed, adds into k), and copies a view or a tensor that
+    the caller holds too."""
+    shape = data.draw(shapes(), label="shape")
+    dtype = data.draw(float_dtypes(engine), label="dtype")
+    k, w = (data.draw(values(shape, dtype), label=label) for label in ("k", "w"))
+    hook = {"a new view of k": f"k.view({shape})", "a view the caller holds": "v",
+            "k itself": "k"}[returned]
+    script = Script(engine)
+    script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
+               f"k = {tensor_literal(k, dtype)}", f"v = k.view({shape})",
+               f"hook = x.register_hook(lambda grad: {hook})", "(x * 2).sum().backward()",
+               "hook.remove()", f"(x * {tensor_literal(w, dtype)}).sum().backward()")
+    script.check_close("x.grad", k + w, dtype=dtype, oracle="k from the hook, then + w")
+    kept = returned == "a new view of k"
+    script.check_close("k", k + w if kept else k, dtype=dtype,
+                       oracle="k + w: x.grad is a view of k" if kept else "k as the caller made it")
+
+
 @behaviour("ACC-12")
 @needs("grad_assignment")
 @given(data=st.data())
