@@ -395,6 +395,19 @@ def test_a_changed_test_module_names_entry_or_option_invalidates_its_tests(tmp_p
     assert _reused(_plans(tmp_path, killed, survivor, args=Other)) == [False, False, False]
 
 
+def test_a_listed_equivalent_survivor_reruns_only_when_its_function_changes(tmp_path, stored):
+    """Its run could only show the list wrong (a kill), never a survivor the score misses."""
+    killed, survivor, edit = stored
+    edit("walk.py:run_backward")  # executed by every test it ran
+    cache = _cache(tmp_path)
+    assert cache.plan(survivor, list(TESTS), TESTS, equivalent=True).verdict["listed"]
+    assert not cache.plan(survivor, list(TESTS), TESTS).verdict
+    judged = cache.plan(killed, list(TESTS), TESTS, equivalent=True).verdict  # as any other
+    assert judged["outcome"] == "killed" and "listed" not in judged
+    edit("ops/arithmetic.py:MulBackward0.backward")  # its own function
+    assert not _cache(tmp_path).plan(survivor, list(TESTS), TESTS, equivalent=True).verdict
+
+
 def test_a_survivor_runs_the_tests_that_reach_it_anew(tmp_path, stored):
     """A killed mutant stays killed by the test that killed it; a survivor must face every test
     that now covers its site, and only those; a stored outcome of a test no longer collected

@@ -31,6 +31,7 @@ its function), the test (its module), the reference functions that test executed
 imports the engine instrumented to record them, test by test) and the harness; a later run reuses
 every stored test outcome whose fingerprint has not changed. So after a one-line change to an op,
 the control runs again only the tests that executed that op, and a mutant runs again only if the
-test that killed it executed it (a survivor: only its covering tests that executed it). `run
---fresh` reuses nothing.
+test that killed it executed it (a survivor: only its covering tests that executed it); a
+mutant listed as equivalent runs again only when its own function changed. `run --fresh` reuses
+nothing.
 """

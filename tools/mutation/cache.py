@@ -19,15 +19,21 @@ outcome's fingerprint covers
     test (imports, collection), and the rest of reference/ (imports, constants, signatures, class
     attributes, and every function that keeps state from one call to the next: a cache, a
     global it writes; see `executed.reference_sources`);
-  - the harness: every other file the session loads (autograd_conformance/, suites/__init__.py,
-    tests/support/, tools/, conftest.py, pyproject.toml, tox.ini), the versions of Python and of
-    the libraries the suites use, and the options that change an outcome (-k, --test-timeout,
-    --timeout). A change to any of them invalidates everything. The catalog, seeds and deviations
-    (suites/*.toml but names.toml) and tools/mutation/equivalent.txt decide no outcome: a change
-    there invalidates nothing.
+  - the harness: every other file the session loads to run a test (autograd_conformance/,
+    suites/__init__.py, tests/support/, conftest.py, pyproject.toml, tox.ini, and the files of
+    this tool that make a mutant, instrument the engine or run the tests), the versions of Python
+    and of the libraries the suites use, and the options that change an outcome (-k,
+    --test-timeout, --timeout). A change to any of them invalidates everything. The catalog,
+    seeds and deviations (suites/*.toml but names.toml), tools/mutation/equivalent.txt and this
+    tool's bookkeeping (this file, results.py, the command line) decide no outcome: a change there
+    invalidates nothing.
 A mutant's verdict follows from its stored outcomes that still hold (`Cache.plan`): killed (or a
 timeout) if one of them failed; survived if every test that now covers its site passed; otherwise
-its run is the covering tests without a stored pass, its stale killer first. The control runs the
+its run is the covering tests without a stored pass, its stale killer first. A mutant listed as
+equivalent that survived keeps that verdict while its own function is unchanged: its run could
+only show the list wrong (a kill, which raises the score), never a survivor that the score
+misses, and re-running those few survivors after a change to a widely used function took most
+of an incremental run's time. The control runs the
 tests without a stored pass too, and the stored coverage of the others stands. Not covered:
 anything else a test reads (the machine, environment variables); and a test's timeout is stored
 like a failure although a slower machine could time out where this one did not. A run stopped as
@@ -51,8 +57,9 @@ from tools.mutation.targets import ROOT
 CACHE_FILE = ROOT / ".mutation-cache" / "results.json"
 VERSION = 2  # of the stored format and of what a fingerprint covers
 HARNESS = ("autograd_conformance/**/*.py", "autograd_conformance/**/*.ini", "suites/__init__.py",
-           "tests/__init__.py", "tests/support/**/*.py", "tools/**/*.py", "conftest.py",
-           "pyproject.toml", "tox.ini")
+           "tests/__init__.py", "tests/support/**/*.py", "conftest.py", "pyproject.toml",
+           "tox.ini", "tools/__init__.py", *(f"tools/mutation/{name}.py" for name in (
+               "engine", "executed", "mutants", "operators", "targets", "runner")))
 LIBRARIES = ("numpy", "hypothesis", "pytest", "torch")
 CONTROL = "control"  # the key of the control's stored outcomes
 FAILED = ("failed", "timeout")  # a test's outcomes that kill a mutant
@@ -126,13 +133,18 @@ class Cache:
         return executed.digest(self.harness, run_key, nodeid, _module(nodeid.partition("::")[0]),
                                _names_entry(nodeid), executed.functions_digest(functions))
 
-    def plan(self, mutant: Mutant | None, tests: list[str], collected) -> Plan:
+    def plan(self, mutant: Mutant | None, tests: list[str], collected,
+             equivalent: bool = False) -> Plan:
         """How to judge `mutant` (None: the control) whose covering tests are now `tests`, with
-        the suites' test IDs `collected` (see the module)."""
+        the suites' test IDs `collected`; `equivalent`: the mutant is listed as equivalent (see
+        the module)."""
         entry = self.runs.get(mutant.id if mutant else CONTROL)
         if entry is None:
             return Plan(run=list(tests))
         key = _run_key(mutant)
+        if equivalent and entry["outcome"] == "survived" and entry["key"] == executed.digest(key):
+            return Plan(verdict={"outcome": "survived", "seconds": entry["seconds"],
+                                 "returncode": 0, "killed_by": None, "listed": True})
         kept = {nodeid: test for nodeid, test in entry["tests"].items()
                 if nodeid in collected and test["digest"] == self._digest(key, nodeid,
                                                                           test["functions"])}
@@ -163,7 +175,7 @@ class Cache:
                 "digest": self._digest(key, test["nodeid"], test["functions"])}
         self.runs[mutant.id if mutant else CONTROL] = {
             **{name: result[name] for name in ("outcome", "seconds", "killed_by")},
-            "tests": outcomes}
+            "key": executed.digest(key), "tests": outcomes}
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,7 @@ import pytest
 from tools.mutation import executed
 from tools.mutation.cache import Cache, Plan
 from tools.mutation.mutants import MUTANT_VARIABLE, Mutant, install
+from tools.mutation.results import load_equivalent
 from tools.mutation.targets import PACKAGE, ROOT, tangent_line
 
 SUITES = "suites"
@@ -104,18 +105,21 @@ def run_all(mutants: list[Mutant], args, items: dict, coverage: dict | None,
     `--budget` still samples every file; rows in generation order."""
     tests = {mutant.id: covering_tests(mutant, coverage) if coverage is not None else list(items)
              for mutant in mutants}
+    equivalent = load_equivalent()
     known = {mutant.id: {"outcome": "uncovered", "seconds": 0.0, "returncode": None,
                          "killed_by": None}
              for mutant in mutants if not tests[mutant.id]}
     plans = {}
     for mutant in mutants:
         if mutant.id not in known:
-            plans[mutant.id] = cache.plan(mutant, tests[mutant.id], items)
+            plans[mutant.id] = cache.plan(mutant, tests[mutant.id], items,
+                                          mutant.id in equivalent)
             if plans[mutant.id].verdict:
                 known[mutant.id] = {**plans[mutant.id].verdict, "cached": True}
     order = [mutant for mutant in mutants if mutant.id not in known]
     print(f"{len(mutants) - len(order)} of {len(mutants)} mutants need no run "
-          f"({sum('cached' in result for result in known.values())} reused from {cache.path}); "
+          f"({sum('cached' in result for result in known.values())} reused from {cache.path}, "
+          f"{sum('listed' in result for result in known.values())} of them listed equivalent); "
           f"the others run {sum(len(plans[mutant.id].run) for mutant in order)} tests at most",
           flush=True)
     random.Random(args.seed).shuffle(order)
