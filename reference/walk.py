@@ -90,7 +90,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
     the same tensor in both slots gets both contributions (MISC-2). Among the nodes ready to run,
     the most recently created one goes first, which is torch's order (HOOK-13; it decides, for
     instance, which modified saved tensor an error names first), and leaves' accumulations before
-    any, in the order they became ready (which of two leaves keeps a gradient, ACC-14). With `targets` None every reached
+    any, in the order of torch's heap (`_Ready`). With `targets` None every reached
     leaf accumulates its gradient (Tensor.backward). Otherwise `targets` maps nodes to functions that
     receive the gradient arriving at that node, and only the nodes leading to a target run
     (backward(inputs=...), autograd.grad), and with `run_targets` the targets' own nodes too, as
@@ -115,15 +115,16 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
         needed = _leading_to(pending, targets) | (targets.keys() if run_targets else set())
     this_pass = BackwardPass(set(dependents) | set(pending), needed, targets, held=list(grads),
                              pending=pending)
-    queued = itertools.count()  # among nodes of one rank (leaves' accumulations), first come first
-    ready = [(node._sequence, next(queued), node) for node in pending if node not in dependents]
-    heapq.heapify(ready)
+    ready = []
+    for node in pending:
+        if node not in dependents:
+            heapq.heappush(ready, _Ready(node))
     previous = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     _running.passes.append(this_pass)
     try:
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = heapq.heappop(ready).node
             grad = pending.pop(node, None)
             outputs = ()
             if grad is not None and this_pass.executes(node):
@@ -145,7 +146,7 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
                 left = dependents[child] - 1
                 dependents[child] = left
                 if not left:
-                    heapq.heappush(ready, (child._sequence, next(queued), child))
+                    heapq.heappush(ready, _Ready(child))
     except Exception:
         if anomaly.state.enabled:
             anomaly.report_failure(node)
@@ -153,6 +154,22 @@ def run_backward(roots, grads, keep_graph, create_graph, targets=None, run_targe
     finally:
         _running.passes.pop()
         grad_mode.state.enabled = previous
+
+
+class _Ready:
+    """A node in the heap of those ready to run, ordered by its rank alone (`_sequence`): among
+    equal ranks (leaves' accumulations) the heap's own order decides, as in torch's ready queue,
+    a binary heap that heapq's push and pop move through the same way: the order in which they
+    became ready for two or three, not for more (which of two leaves keeps a gradient, ACC-14;
+    the order of the leaves' hooks, HOOK-13)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node):
+        self.node = node
+
+    def __lt__(self, other):
+        return self.node._sequence < other.node._sequence
 
 
 class BackwardPass:
@@ -229,8 +246,8 @@ def _run_tensor_hooks(node, grad):
     for hook in (node._pre_hooks or {}).values():
         replaced = hook(value)
         if replaced is not None:
-            others = sys.getrefcount(replaced) - _ONLY_HERE - (replaced is value)
-            if others and isinstance(replaced, Tensor):  # its maker still holds it (ACC-14)
+            held = sys.getrefcount(replaced) > _ONLY_HERE + (replaced is value)
+            if held and isinstance(replaced, Tensor):  # its maker still holds it (ACC-14)
                 current_pass().hold(replaced._array)
             value = node_hooks.replacement(hook, replaced, value)
     retained = node._retained() if node._retained is not None else None

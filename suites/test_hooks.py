@@ -13,7 +13,7 @@ from autograd_conformance.harness.checks import assert_grads_with_paths_through_
 from autograd_conformance.harness.counts import BACKWARD_PASSES, HOOKS_PER_TENSOR, USES_OF_ONE_TENSOR, counts
 from autograd_conformance.harness.oracles import analytic_grads
 from autograd_conformance.harness.script import Script
-from autograd_conformance.harness.strategies import SHAPING, programs, recorded_intermediates, recorded_nodes
+from autograd_conformance.harness.strategies import SHAPING, programs, recorded_intermediates, recorded_nodes, shapes
 
 behaviour = pytest.mark.behaviour
 needs = pytest.mark.needs
@@ -211,6 +211,27 @@ def test_branches_ready_together_run_latest_created_first(engine, data, branches
     expected = list(reversed(range(branches)))
     script.check_equal("fired", expected,
                        why="the branches' hooks fire from the last created to the first")
+
+
+@behaviour("HOOK-13")
+@needs("autograd_backward")
+@given(data=st.data(), leaves=st.integers(2, 3))
+def test_leaves_given_as_roots_accumulate_in_the_roots_order(engine, data, leaves):
+    """torch.autograd.backward([x_i, ...], [g_i, ...]) on leaves themselves, listed in a drawn
+    order: their accumulations run before any other node, two or three of them in the order
+    listed (torch's ready heap keeps that order for up to three equal ranks; for more, its own
+    binary-heap order, which the reference engine follows but the rule does not pin), so their
+    hooks fire in that order."""
+    shape = data.draw(shapes(), label="shape")
+    order = data.draw(st.permutations(range(leaves)), label="roots' order")
+    script = Script(engine)
+    script.run("fired = []",
+               *[line for i in range(leaves)
+                 for line in (f"x{i} = torch.zeros({shape}, requires_grad=True)",
+                              f"x{i}.register_hook(lambda g: fired.append({i}))")],
+               f"torch.autograd.backward([{', '.join(f'x{i}' for i in order)}], "
+               f"[{', '.join(f'torch.ones({shape})' for _ in order)}])")
+    script.check_equal("fired", list(order), why="the leaves' hooks fire in the roots' order")
 
 
 def _other_shapes(shape):

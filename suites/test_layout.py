@@ -321,26 +321,31 @@ def test_of_two_leaves_given_one_gradient_the_last_accumulated_keeps_it(engine, 
 @behaviour("ACC-14")
 @needs("hooks", "views")
 @given(data=st.data(), returned=st.sampled_from(["a new view of k", "a view the caller holds",
-                                                 "k itself"]))
+                                                 "k itself", "the gradient it received"]))
 def test_a_leaf_keeps_a_hook_s_tensor_that_nothing_else_holds(engine, data, returned):
-    """A hook on leaf x returns, in place of its gradient, a view of a tensor k that the caller
-    holds: torch 2.13 keeps as x.grad a view made in the hook, which nothing else references (so
-    a later pass into x.grad, the hook removed, adds into k), and copies a view or a tensor that
-    the caller holds too."""
+    """x.reshape(shape).backward(g), a hook on leaf x returning, in place of its gradient (a view
+    of g), a view of a tensor k that the caller holds, or that gradient itself: torch 2.13 keeps
+    as x.grad a tensor that nothing else references, a view made in the hook or the gradient the
+    hook received, so that a later pass into x.grad, the hook removed, adds into k or g; it copies
+    a view or a tensor that the caller holds too."""
     shape = data.draw(shapes(), label="shape")
     dtype = data.draw(float_dtypes(engine), label="dtype")
-    k, w = (data.draw(values(shape, dtype), label=label) for label in ("k", "w"))
+    k, g, w = (data.draw(values(shape, dtype), label=label) for label in ("k", "g", "w"))
     hook = {"a new view of k": f"k.view({shape})", "a view the caller holds": "v",
-            "k itself": "k"}[returned]
+            "k itself": "k", "the gradient it received": "grad"}[returned]
     script = Script(engine)
     script.run(f"x = torch.zeros({shape}, dtype=torch.{dtype}, requires_grad=True)",
                f"k = {tensor_literal(k, dtype)}", f"v = k.view({shape})",
-               f"hook = x.register_hook(lambda grad: {hook})", "(x * 2).sum().backward()",
+               f"g = {tensor_literal(g, dtype)}",
+               f"hook = x.register_hook(lambda grad: {hook})", f"x.reshape({shape}).backward(g)",
                "hook.remove()", f"(x * {tensor_literal(w, dtype)}).sum().backward()")
-    script.check_close("x.grad", k + w, dtype=dtype, oracle="k from the hook, then + w")
-    kept = returned == "a new view of k"
-    script.check_close("k", k + w if kept else k, dtype=dtype,
-                       oracle="k + w: x.grad is a view of k" if kept else "k as the caller made it")
+    first = g if returned == "the gradient it received" else k
+    script.check_close("x.grad", first + w, dtype=dtype, oracle="the hook's tensor, then + w")
+    into = {"a new view of k": "k", "the gradient it received": "g"}.get(returned)
+    for name, array in (("k", k), ("g", g)):
+        script.check_close(name, array + w if name == into else array, dtype=dtype,
+                           oracle=f"{name} + w: x.grad is a view of {name}" if name == into
+                           else f"{name} as the caller made it")
 
 
 @behaviour("ACC-12")
