@@ -276,9 +276,8 @@ def _run_output_hooks(node, slots):
 
 def _store_retained(tensor, grad):
     """retain_grad(): keep a non-leaf's gradient (LEAF-8), without create_graph as a plain tensor
-    that does not require grad (LEAF-11). Later passes add to it out of place, as torch's
-    retain_grad hook does: .grad becomes a new tensor and the earlier one keeps its value (LEAF-10,
-    ACC-4)."""
+    that does not require grad (LEAF-11). Later passes add to it out of place, as torch's hook
+    does: .grad becomes a new tensor and the earlier one keeps its value (LEAF-10, ACC-4)."""
     if tensor._grad is None:
         tensor._grad = grad.clone() if grad.requires_grad else make(grad._array.copy())
     else:
