@@ -33,8 +33,8 @@ its run is the covering tests without a stored pass, its stale killer first. A m
 equivalent that survived keeps that verdict while its own function is unchanged: its run could
 only show the list wrong (a kill, which raises the score), never a survivor that the score
 misses, and re-running those few survivors after a change to a widely used function took most
-of an incremental run's time. The control runs the
-tests without a stored pass too, and the stored coverage of the others stands. Not covered:
+of an incremental run's time. The control runs the tests without a stored pass too, and the
+stored coverage of the others stands. Not covered:
 anything else a test reads (the machine, environment variables); and a test's timeout is stored
 like a failure although a slower machine could time out where this one did not. A run stopped as
 a whole (`--timeout`) keeps the outcomes of the tests it finished; errors are never stored.
