@@ -247,6 +247,35 @@ def test_backward_inputs_stores_outputs_of_one_node_latest_named_first(engine, d
                        "first, and the newest node runs first")
 
 
+@behaviour("LEAF-16")
+@needs("backward_inputs")
+@given(data=st.data())
+def test_backward_inputs_makes_a_named_non_leaf_retain_its_gradient(engine, data):
+    """After backward(inputs=[h]) with h a non-leaf, h.retains_grad is True and a later pass adds
+    into h.grad if it runs h.grad_fn: a plain backward(), or backward(inputs=[x]) for a leaf x
+    below h; with x a leaf not below h (z, which the loss adds beside the program, or one of the
+    program's), h.grad keeps the first pass's value."""
+    program, name = _program_and_recorded_node(engine, data, "non-leaf input")
+    below = program.ancestors(name)
+    later = data.draw(st.sampled_from([None, "z"] + [leaf.name for leaf in program.grad_leaves()]),
+                      label="leaf named in the later pass")
+    reached = later is None or later in below
+    event(f"the later pass runs the non-leaf's grad_fn: {reached}")
+    ones = np.ones(program.evaluate()[program.output].shape)
+    expected = analytic_grads(program, ones, wrt=[name])
+    script = Script(engine)
+    script.build(program)
+    script.run("z = torch.ones(2, requires_grad=True)", "loss = out.sum() + (z * z).sum()",
+               f"loss.backward(inputs=[{name}], retain_graph=True)")
+    script.check(f"{name}.retains_grad", f"backward(inputs=[{name}]) left {name}.retains_grad False")
+    script.run("loss.backward()" if later is None else f"loss.backward(inputs=[{later}])")
+    passes = 2 if reached else 1
+    script.check_close(f"{name}.grad", passes * expected[name], dtype=program.dtype,
+                       oracle=f"analytic, times {passes} passes: the later pass "
+                       + ("runs" if reached else "does not run") + f" {name}.grad_fn",
+                       magnitude=passes * expected.magnitude)
+
+
 @behaviour("REQ-9")
 @given(data=st.data())
 def test_leaves_not_requiring_grad_keep_none(engine, data):

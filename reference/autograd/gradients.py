@@ -147,9 +147,14 @@ def _accumulator_of(tensors):
     retain hooks that backward gives them (the latest first): under create_graph a later pass,
     running the newest node first (HOOK-13), reaches their .grad tensors' nodes in `inputs`' order.
     A leaf's node is its AccumulateGrad, which the walk runs (`run_targets`): it accumulates by
-    itself."""
+    itself. The only output of a node is made to retain its gradient, as torch calls retain_grad()
+    on a non-leaf input, so that this pass and every later one that runs its node store it there
+    (LEAF-16); retain_grad keeps one output per node (walk.py), so a node of several outputs is
+    given this pass's parts only."""
     if tensors[0].grad_fn is None:
         return _accumulated_by_the_node
+    if input_node(tensors[0]).outputs == 1:
+        tensors[0].retain_grad()
 
     def accumulate(grad):
         for t in tensors:

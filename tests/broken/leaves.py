@@ -1,6 +1,7 @@
 """Mutants of the catalog's chapter 'leaves' (suites/test_leaves.py): Leaves, .grad and
 retain_grad."""
 
+import inspect
 import weakref
 
 import numpy as np
@@ -291,6 +292,66 @@ def reference_non_leaf_input_grad_replaced_from_the_third_pass():
     pass replaces it by that pass's gradient alone."""
     passes = _reference.call_counter()
     _non_leaf_input_grads_replaced_where(lambda tensor: passes(tensor) >= 3)
+
+
+def _non_leaf_inputs_unretained_after(unretain):
+    """backward(inputs=[...]): after the pass, `unretain(t)` for each non-leaf named that did not
+    retain its gradient before it."""
+    def _unretaining(backward):
+        signature = inspect.signature(backward)
+
+        def patched(*args, **kwargs):
+            inputs = signature.bind(*args, **kwargs).arguments.get("inputs")
+            named = [inputs] if isinstance(inputs, Tensor) else list(inputs or ())
+            fresh = [t for t in named if t.grad_fn is not None and not t._retains_grad]
+            result = backward(*args, **kwargs)
+            for t in fresh:
+                unretain(t)
+            return result
+        return patched
+
+    _reference.replace(gradients, "backward", _unretaining)
+    reference.methods._backward = gradients.backward
+
+
+@mutant("LEAF-16")
+def reference_non_leaf_input_retained_for_its_pass_only():
+    """backward(inputs=[h]) stores h's gradient for that pass only, the backward page's "all other
+    tensors are ignored" read literally: h does not retain it afterwards, and later passes that
+    do not name h leave h.grad alone."""
+    def unretain(t):
+        t._retains_grad = False
+        t.grad_fn._retained = None
+    _non_leaf_inputs_unretained_after(unretain)
+
+
+@mutant("LEAF-16")
+def reference_non_leaf_input_reports_retaining_but_stores_no_more():
+    """After backward(inputs=[h]), h.retains_grad says True, but the store that retain_grad()
+    installs on h.grad_fn is gone: a later plain backward() leaves h.grad as it was."""
+    _non_leaf_inputs_unretained_after(lambda t: setattr(t.grad_fn, "_retained", None))
+
+
+@mutant("LEAF-16")
+def torch_backward_inputs_runs_the_whole_graph():
+    """backward(inputs=[...]) runs the whole graph and then puts back the .grad of the leaves not
+    named: their values are right (MISC-4), but every node runs, so a non-leaf that retains its
+    gradient gets one from a pass that should not reach it."""
+    def _backward(original, tensor, gradient, retain_graph, create_graph, inputs):
+        if inputs is None:
+            return original(tensor, gradient, retain_graph, create_graph, inputs)
+        named = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+        others = [leaf for leaf in _torch.graph_leaves(tensor)
+                  if not any(leaf is t for t in named)]
+        kept = [leaf.grad for leaf in others]
+        for t in named:
+            if t.grad_fn is not None:
+                t.retain_grad()   # as torch gives a non-leaf named its gradient
+        original(tensor, gradient, retain_graph, create_graph, None)
+        for leaf, grad in zip(others, kept):
+            leaf.grad = grad
+
+    _torch.patch_backward(_backward)
 
 
 @mutant("LEAF-15")
