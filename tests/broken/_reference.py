@@ -18,19 +18,22 @@ from autograd_conformance import reference
 
 
 def replace(module, attribute, make):
-    """Set `module.attribute` to `make(original)`, and every reference module's name for the original."""
+    """Set `module.attribute` to `make(original)`, and every reference module's name for the original
+    (for `autograd.gradients.backward`, Tensor.backward's own name for it, `methods._backward`, too)."""
     original = getattr(module, attribute)
     patched = make(original)
     prefix = reference.__name__ + "."
     for name, loaded in list(sys.modules.items()):
         if (name == reference.__name__ or name.startswith(prefix)) and getattr(loaded, attribute, None) is original:
             setattr(loaded, attribute, patched)
+    if reference.methods._backward is original:
+        reference.methods._backward = patched
 
 
 def rewrite_arguments(module, attribute, rewrite):
     """`replace` the function `module.attribute` by one that first hands its arguments (bound to
     the original's signature, defaults applied) to `rewrite(arguments)`, which changes them in
-    place. For `autograd.gradients.backward`, Tensor.backward's own name for it is patched too."""
+    place."""
     def make(original):
         signature = inspect.signature(original)
 
@@ -41,10 +44,7 @@ def rewrite_arguments(module, attribute, rewrite):
             return original(*bound.args, **bound.kwargs)
         return rewritten
 
-    original = getattr(module, attribute)
     replace(module, attribute, make)
-    if reference.methods._backward is original:
-        reference.methods._backward = getattr(module, attribute)
 
 
 def call_counter():

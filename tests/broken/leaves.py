@@ -311,7 +311,6 @@ def _non_leaf_inputs_unretained_after(unretain):
         return patched
 
     _reference.replace(gradients, "backward", _unretaining)
-    reference.methods._backward = gradients.backward
 
 
 @mutant("LEAF-16")
